@@ -210,10 +210,13 @@ export function PatientForm({
   options,
   submitLabel,
   busy,
+  formToken,
 }: {
   values: PatientFormValues;
   errors: Record<string, string>;
   version?: number;
+  /** The add form's one-time token (decision 024): a resend of the form adds one client. */
+  formToken?: string;
   options: PatientFormOptions;
   submitLabel: string;
   busy: boolean;
@@ -225,6 +228,7 @@ export function PatientForm({
         {submitLabel}
       </button>
       {version !== undefined ? <input type="hidden" name="version" value={version} /> : null}
+      {formToken ? <input type="hidden" name="form_token" value={formToken} /> : null}
       {FIELD_GROUPS.map((g) => (
         <fieldset key={g.id} className="field-group">
           <legend>{g.label}</legend>

@@ -3,6 +3,7 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
+import { oneTimeToken } from "~/services/idempotency.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
@@ -22,7 +23,7 @@ import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
 import { cancelledCount, cancelUnfitBookings, futureBookingsOfClientCount, unfitDetail } from "./schedule.server";
-import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, errorText, invalid, type ModelResult, notFound, nothingToChange, ok, replayedOk } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf, plainId } from "./ids.server";
@@ -612,22 +613,49 @@ export async function withNextId<R>(ctx: ModelContext, table: AnySQLiteTable & {
   }
 }
 
-export async function createPatient(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
+/** What a resend of the add form answers when its client is gone from the actor's sight (decision 024, stop 39). */
+export const PATIENT_FORM_USED = "This form was already used. Open the add form again to add another client.";
+
+/**
+ * A resend of a create: the client the form's one-time token added, in the actor's scope now, with the first answer's
+ * message; null when the token added none (the refusal stands). Read only after a refusal, so a first send costs no
+ * round trip.
+ */
+async function replayPatient(ctx: ModelContext, formToken: string): Promise<ModelResult<PatientJson> | null> {
+  const [sent] = await primaryOf(ctx.db).select({ id: patients.id }).from(patients).where(eq(patients.formToken, formToken));
+  if (!sent) return null;
+  const found = await findPatient({ ...ctx, db: primaryOf(ctx.db) }, sent.id);
+  return found ? replayedOk(found, "Client created.") : invalid({ form: PATIENT_FORM_USED });
+}
+
+/**
+ * Adds a client. `formToken` (the add form's one-time token) is stored with it: a resend of the same form, which
+ * its identifier refuses ("already in use") or the UNIQUE indexes refuse in a race, answers the client the first send
+ * added (decision 024, stop 39).
+ */
+export async function createPatient(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<PatientJson>> {
+  const formToken = oneTimeToken(opts.formToken);
   const elsewhere = fieldsSetElsewhere(raw, PATIENT_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
   const parsed = parsePatient(raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const errors = await checkReferences(ctx, parsed.data, null);
-  if (Object.keys(errors).length) return invalid(errors);
+  if (Object.keys(errors).length) return (formToken && errors.patient_identifier === IDENTIFIER_IN_USE && (await replayPatient(ctx, formToken))) || invalid(errors);
   for (let attempt = 0; ; attempt++) {
     const newId = await nextId(ctx, patients);
     try {
       const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "patient", entityId: newId, patientId: newId }, () => [
-        ctx.db.insert(patients).values({ id: newId, ...values(parsed.data) }).returning(zonedPatient),
+        ctx.db
+          .insert(patients)
+          .values({ id: newId, ...values(parsed.data), formToken })
+          .returning(zonedPatient),
         bumpListVersion(ctx.db, PATIENTS),
       ]);
       return ok(patientJson(rows[0]!, ctx.now()), "Client created.");
     } catch (e) {
+      // A racing resend of the same form landed first (its token, or its identifier, is taken now).
+      const replay = formToken && /UNIQUE constraint failed: patients\.(form_token|patient_identifier)/.test(errorText(e)) ? await replayPatient(ctx, formToken) : null;
+      if (replay) return replay;
       if (attempt < 5 && isKeyRace(e)) continue;
       throw e;
     }

@@ -26,9 +26,10 @@ import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { oneTimeToken } from "~/services/idempotency.server";
+import { idempotencyKeyReused, isTokenRace, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
+import { primaryOf } from "~/db/client.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
+import { conflict, invalid, notFound, ok, replayedOk, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
@@ -367,7 +368,7 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
     ),
   );
   const row = created[0];
-  if (!row) return invalid({ form: TICKET_MESSAGES.formUsed });
+  if (!row) return invalid({ form: RESPONSE_RESEND.formUsed });
   return ok(ticketJson(row, "requester"), inserted.length ? "Ticket created." : TICKET_MESSAGES.alreadySent);
 }
 
@@ -490,9 +491,12 @@ export function assignedEmail(to: string, name: string, ticketId: number, origin
  * first_response_at set once, and an email to the requester. The requester's: the office has not read
  * it (read_by_staff 0) and the ticket is open again. One batch: the ticket's update (conditional on its
  * version when given, and on not being closed), the response and the audit row, both only when the
- * update happened.
+ * update happened. `formToken` (the form's one-time token, or the API's Idempotency-Key as idempotencyToken made it):
+ * the update lands only while no response holds it, so a resend of the same form (a double click, a browser's
+ * resend) posts and emails once and answers the response the first send made (decision 024, stop 39).
  */
-export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: TicketNotice }): Promise<ModelResult<ResponseJson>> {
+export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: TicketNotice; formToken?: string | null }): Promise<ModelResult<ResponseJson>> {
+  const formToken = oneTimeToken(opts.formToken);
   const found = await findTicket(ctx, id);
   const current = found?.ticket ?? null;
   if (!current || !current.role) return notFound("Ticket");
@@ -502,28 +506,40 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
   const role = current.role;
   const effect = afterResponse(role);
   const at = nowIso(ctx);
-  const [updated, inserted, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "respond", entity: "ticket", entityId: id, detail: { by_staff: role === "office" } }, (audit) => [
-    ctx.db
-      .update(tickets)
-      .set({
-        status: effect.status,
-        readByStaff: effect.readByStaff,
-        unreadResponses: sql`${tickets.unreadResponses} + ${effect.unreadDelta}`,
-        ...(role === "office" ? { firstResponseAt: sql`coalesce(${tickets.firstResponseAt}, ${at})` } : {}),
-        version: sql`${tickets.version} + 1`,
-        updatedAt: at,
-      })
-      .where(and(eq(tickets.id, id), ne(tickets.status, "closed"), opts.version === null ? undefined : eq(tickets.version, opts.version)))
-      .returning({ id: tickets.id }),
-    ctx.db
-      .insert(ticketResponses)
-      .select(sql`select null, ${id}, ${ctx.actor.id}, ${parsed.data.body}, ${role === "office" ? 1 : 0}, ${at}, ${at} where changes() = 1`)
-      .returning(),
-    audit(sql`changes() = 1`),
-    afterStatement(ctx, id),
-    bumpListVersion(ctx.db, TICKETS),
-  ], found!.tail);
+  let written;
+  try {
+    written = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "respond", entity: "ticket", entityId: id, detail: { by_staff: role === "office" } }, (audit) => [
+      ctx.db
+        .update(tickets)
+        .set({
+          status: effect.status,
+          readByStaff: effect.readByStaff,
+          unreadResponses: sql`${tickets.unreadResponses} + ${effect.unreadDelta}`,
+          ...(role === "office" ? { firstResponseAt: sql`coalesce(${tickets.firstResponseAt}, ${at})` } : {}),
+          version: sql`${tickets.version} + 1`,
+          updatedAt: at,
+        })
+        .where(and(eq(tickets.id, id), ne(tickets.status, "closed"), opts.version === null ? undefined : eq(tickets.version, opts.version), tokenFree(formToken)))
+        .returning({ id: tickets.id }),
+      ctx.db
+        .insert(ticketResponses)
+        .select(sql`select null, ${id}, ${ctx.actor.id}, ${parsed.data.body}, ${role === "office" ? 1 : 0}, ${formToken}, ${at}, ${at} where changes() = 1`)
+        .returning(),
+      audit(sql`changes() = 1`),
+      afterStatement(ctx, id),
+      bumpListVersion(ctx.db, TICKETS),
+    ], found!.tail);
+  } catch (e) {
+    if (formToken && isTokenRace(e, "ticket_responses.form_token")) return replayResponse(ctx, id, formToken);
+    throw e;
+  }
+  const [updated, inserted, , after] = written;
   if (!updated[0]) {
+    // The same form sent before (its version is now stale, or its response holds the token): the response it made.
+    if (formToken) {
+      const replay = await replayResponse(ctx, id, formToken);
+      if (replay.ok || replay.message !== RESPONSE_RESEND.formUsed) return replay;
+    }
     const now = afterJson(ctx, after);
     if (!now) return notFound("Ticket");
     if (now.status === "closed") return invalid({ body: TICKET_MESSAGES.closed });
@@ -534,6 +550,33 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
     await opts.notice.send(answeredEmail(current.requester_email, current.requester_name, id, opts.notice.origin));
   }
   return ok({ id: response.id, ticket_id: id, user_id: ctx.actor.id, author_name: `${ctx.actor.name} ${ctx.actor.surname}`.trim(), body: response.body, by_staff: response.byStaff, created_at: response.createdAt }, "Response sent.");
+}
+
+/** What a resend of a response answers besides the first response (decision 024, stop 39). */
+export const RESPONSE_RESEND = {
+  formUsed: "This form was already used. Open the ticket again to send another response.",
+  keyReused: idempotencyKeyReused("response"),
+} as const;
+
+/** The ticket's update lands only while no response holds the form's token (none without one). */
+function tokenFree(formToken: string | null) {
+  return formToken ? sql`not exists (select 1 from ${ticketResponses} where ${tokenMatch(ticketResponses.formToken, formToken)})` : undefined;
+}
+
+/**
+ * A resend of a response: the one the token made, this actor's on this ticket, with the first answer's message (no
+ * second email). The same Idempotency-Key with another body answers 422 keyReused; a token that made none (or another
+ * ticket's), 422 formUsed, which the caller treats as "no earlier send".
+ */
+async function replayResponse(ctx: ModelContext, id: number, formToken: string): Promise<ModelResult<ResponseJson>> {
+  const [r] = await primaryOf(ctx.db)
+    .select({ r: ticketResponses, author: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+    .from(ticketResponses)
+    .innerJoin(users, eq(users.id, ticketResponses.userId))
+    .where(tokenMatch(ticketResponses.formToken, formToken));
+  if (r && r.r.formToken !== formToken) return invalid({ body: RESPONSE_RESEND.keyReused });
+  if (!r || r.r.ticketId !== id || r.r.userId !== ctx.actor.id) return invalid({ body: RESPONSE_RESEND.formUsed });
+  return replayedOk(responseJson(r), "Response sent.");
 }
 
 /** Closes (the requester or the office) or reopens a ticket; conditional on its version when given. */

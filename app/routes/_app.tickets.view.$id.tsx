@@ -13,6 +13,7 @@ import { assigneeLabel, BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
+import { randomToken } from "~/services/crypto.server";
 import { ticketNotice } from "~/services/ticket-screens.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Ticket #${data?.ticket.id ?? ""} · Baseline` }];
@@ -55,6 +56,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     assigneeGone,
     pageError,
     may: { respond: canRespond(actor, facts), edit: canEditTicket(actor, facts), close: canCloseTicket(actor, facts), reopen: canReopenTicket(actor, facts) },
+    // The response form's one-time token per load: a resend of it posts (and emails) once (decision 024).
+    formToken: randomToken(18),
   };
 }
 
@@ -67,7 +70,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const back = () => `/tickets/view/${id}`;
   switch (values.intent) {
     case "respond":
-      return formResult(await withFormVersion(values.version, (version) => respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app) })), values, back);
+      return formResult(await withFormVersion(values.version, (version) => respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app), formToken: typeof values.form_token === "string" ? values.form_token : null })), values, back);
     case "close":
       return formResult(await withFormVersion(values.version, (version) => setTicketClosed(ctx, id, true, version)), values, back);
     case "reopen":
@@ -82,13 +85,15 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ViewTicket() {
-  const { ticket, responses, assignees, assigneeGone, pageError, may } = useLoaderData<typeof loader>();
+  const { ticket, responses, assignees, assigneeGone, pageError, may, formToken: fresh } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
   const current = (answer?.current ?? null) as TicketJson | null;
   const version = current?.version ?? ticket.version;
   const typed = answer?.values.intent === "respond" && typeof answer.values.body === "string" ? answer.values.body : "";
+  // A response shown again (refused, or the ticket changed meanwhile) keeps its token: nothing was sent with it yet.
+  const formToken = answer?.values.intent === "respond" && typeof answer.values.form_token === "string" && answer.values.form_token ? answer.values.form_token : fresh;
   return (
     <section className="card">
       <div className="page-head">
@@ -156,6 +161,7 @@ export default function ViewTicket() {
       {may.respond ? (
         <Form method="post" key={`respond-${version}`}>
           <input type="hidden" name="intent" value="respond" />
+          <input type="hidden" name="form_token" value={formToken} />
           <input type="hidden" name="version" value={version} />
           <TextareaField label="Your response" name="body" required maxLength={BODY_MAX} rows={4} defaultValue={current ? typed : answer ? typed : ""} error={answer?.values.intent === "respond" ? answer.errors.body : undefined} />
           <FormActions>

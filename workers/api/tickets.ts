@@ -6,6 +6,7 @@ import { MAX_PAGE, PositiveInt } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
 import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, unsupported } from "./rest";
 
@@ -90,7 +91,11 @@ export const ticketsV2 = new Hono<AppEnv>()
     const id = idOr404(c);
     if (id === null) return notFound(c);
     const body = await readBody(c);
-    return answer(c, await respondToTicket(modelContext(c), id, body, { version: requestVersion(c, body), notice: notice(c) }), 201);
+    const ctx = modelContext(c);
+    // Idempotency-Key (decision 024), scoped to the actor and the ticket: a resend answers the first response (200), no second email.
+    const formToken = await idempotencyToken(ctx.actor, ["ticket_response", id], idempotencyKey(c.req.raw.headers), body);
+    const result = await respondToTicket(ctx, id, body, { version: requestVersion(c, body), notice: notice(c), formToken });
+    return answer(c, result, result.ok && result.replayed ? 200 : 201);
   })
   .all("/", unsupported)
   .all("/:id", unsupported)
