@@ -1,6 +1,7 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 import { afterAll, afterEach, beforeEach, vi } from "vitest";
 import { clearListCache } from "~/services/list-cache.server";
+import worker from "../../workers/app";
 import { settleBackgroundWork } from "./app-fetch";
 
 /**
@@ -25,27 +26,54 @@ async function emptyBucket(bucket: R2Bucket | undefined): Promise<void> {
 }
 
 /**
- * A queue delivers its batch up to a second after the send (max_batch_timeout): a message sent at the end of one
- * file must not be consumed against the next file's database. Each send is noted, and a file that sent one waits
- * out the delivery before the next file starts.
+ * A queue delivers its batch up to a second after the send (max_batch_timeout), and a retried message comes back
+ * seconds later: a message sent by one file must not be consumed against the next file's database (job ids start
+ * again at 1 there, so it could act on another file's job). Each file gets a number; every message sent is tagged with
+ * the number of the file that sent it, and the consumer (the worker's `queue`, wrapped here once) acknowledges a
+ * message of an earlier file without running it. A file that sent a message waits out its delivery, and any consumer
+ * still running, before the next file starts. Messages a test builds itself (createMessageBatch) carry no number
+ * and run as they are.
  */
 const QUEUE_DELIVERY_MS = 2_500;
-const queues = globalThis as { lastQueueSend?: number; queuesWatched?: boolean };
+const QUEUE_SETTLE_MAX_MS = 30_000;
+const FILE_TAG = "__testFile";
+const queues = globalThis as { lastQueueSend?: number; queuesWatched?: boolean; testFile?: number; consumersRunning?: number };
+queues.testFile = (queues.testFile ?? 0) + 1;
 if (!queues.queuesWatched) {
   queues.queuesWatched = true;
+  queues.consumersRunning = 0;
+  const tagged = (body: unknown) => (body && typeof body === "object" && !Array.isArray(body) ? { [FILE_TAG]: queues.testFile, ...body } : body);
   for (const queue of [env.EMAIL_QUEUE, env.PDF_QUEUE] as (Queue<unknown> | undefined)[]) {
     if (!queue) continue;
     const send = queue.send.bind(queue);
     const sendBatch = queue.sendBatch.bind(queue);
     Object.assign(queue, {
-      send: (body: unknown, options?: QueueSendOptions) => ((queues.lastQueueSend = Date.now()), send(body, options)),
-      sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => ((queues.lastQueueSend = Date.now()), sendBatch(messages, options)),
+      send: (body: unknown, options?: QueueSendOptions) => ((queues.lastQueueSend = Date.now()), send(tagged(body), options)),
+      sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => (
+        (queues.lastQueueSend = Date.now()), sendBatch([...messages].map((m) => ({ ...m, body: tagged(m.body) })), options)
+      ),
     });
   }
+  const consume = worker.queue.bind(worker);
+  worker.queue = async (batch: MessageBatch<unknown>, bindings: Env, ctx: ExecutionContext) => {
+    const fileOf = (m: Message<unknown>) => (m.body && typeof m.body === "object" ? (m.body as Record<string, unknown>)[FILE_TAG] : undefined);
+    const stale = batch.messages.filter((m) => fileOf(m) !== undefined && fileOf(m) !== queues.testFile);
+    for (const m of stale) m.ack();
+    const kept = batch.messages.filter((m) => !stale.includes(m));
+    if (!kept.length) return;
+    queues.consumersRunning! += 1;
+    try {
+      await consume(stale.length ? ({ queue: batch.queue, metadata: batch.metadata, messages: kept, ackAll: () => kept.forEach((m) => m.ack()), retryAll: (o?: QueueRetryOptions) => kept.forEach((m) => m.retry(o)) } as MessageBatch<unknown>) : batch, bindings, ctx);
+    } finally {
+      queues.consumersRunning! -= 1;
+    }
+  };
 }
 afterAll(async () => {
+  const until = Date.now() + QUEUE_SETTLE_MAX_MS;
   const wait = (queues.lastQueueSend ?? 0) + QUEUE_DELIVERY_MS - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  while (queues.consumersRunning && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 });
 
 await freshDatabase(env.DB);
