@@ -226,12 +226,27 @@ export async function signIn(app: AuthApp, input: { email: string; password: str
 
 export type PasswordCheck = { kind: "ok" } | { kind: "wrong" } | { kind: "throttled"; retryAfter: number; message: string };
 
+/** Why a signed-in (or locked) principal re-enters their password: the audit trail tells these apart from sign-ins. */
+export type PasswordPurpose = "unlock" | "change_password" | "profile";
+
+/** What a password accepted for `purpose` also writes, in the batch that clears the failures (the unlock and its row). */
+export type PasswordAccepted = { entry: AuditEntry; writes: () => BatchItem<"sqlite">[] };
+
 /**
  * Verifies a password for an already-known principal (lock screen, change password, two-factor switch, backup
  * codes) under the sign-in throttle: failures count against the account and the address exactly as failed
- * sign-ins do, and once either must wait no password is checked at all.
+ * sign-ins do, and once either must wait no password is checked at all. A refused password is audited as
+ * `password_check_failed` by the principal, with its purpose — not as a sign-in failure, since nobody signed in.
+ * `accepted`, when given, is written (audited) with the cleared failures in one batch.
  */
-export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | "now">, type: PrincipalType, id: number, password: string): Promise<PasswordCheck> {
+export async function checkPassword(
+  app: Pick<AppContext, "db" | "env" | "ip" | "now">,
+  type: PrincipalType,
+  id: number,
+  password: string,
+  purpose: PasswordPurpose,
+  accepted?: PasswordAccepted,
+): Promise<PasswordCheck> {
   const p = await getPrincipalById(app.db, type, id);
   const email = p?.email ?? "";
   const now = app.now();
@@ -241,11 +256,14 @@ export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | 
     return { kind: "throttled", retryAfter: claim.wait, message: AUTH_MESSAGES.throttled };
   }
   const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  const who: AuditWho = { actor: { kind: type, id }, ip: app.ip };
   if (!p?.passwordHash || !ok) {
-    await recordFailure(app.db, email, type, app.ip, "screen");
+    await withAudit(app.db, who, { action: "password_check_failed", entity: type, entityId: id, detail: { purpose } }, () => [] as []);
     return { kind: "wrong" };
   }
-  await app.db.batch([clearAccountFailures(app.db, email, type), claim.release()]);
+  const cleared = () => [clearAccountFailures(app.db, email, type), claim.release()] as BatchItem<"sqlite">[];
+  if (accepted) await withAudit(app.db, who, accepted.entry, (() => [...cleared(), ...accepted.writes()]) as () => []);
+  else await app.db.batch(cleared() as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return { kind: "ok" };
 }
 

@@ -26,7 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = parseWith(ChangePasswordInput, formFields(await request.formData()));
   if (!parsed.ok) return data({ errors: parsed.errors }, { status: 422 });
   const principal = { type: actor.kind, id: actor.id };
-  const checked = await checkPassword(app, principal.type, principal.id, parsed.data.current_password);
+  const checked = await checkPassword(app, principal.type, principal.id, parsed.data.current_password, "change_password");
   if (checked.kind === "throttled") {
     return data({ errors: { current_password: checked.message } as Record<string, string> }, { status: 429 });
   }

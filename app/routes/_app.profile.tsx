@@ -77,7 +77,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   // The other actions need the current password again.
   const wrongPassword = async (password: string) => {
-    const checked = await checkPassword(app, principal.type, principal.id, password);
+    const checked = await checkPassword(app, principal.type, principal.id, password, "profile");
     if (checked.kind === "throttled") return refuse(429, { current_password: checked.message });
     return checked.kind === "wrong" ? refuse(422, { current_password: AUTH_MESSAGES.currentPasswordWrong }) : null;
   };

@@ -43,7 +43,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = parseWith(UnlockInput, form);
   if (!parsed.ok) return data({ errors: parsed.errors }, { status: 422 });
   const app = context.app;
-  const checked = await checkPassword(app, session.principalType, session.principalId, parsed.data.password);
+  // The session resumes in the batch that records the unlock (decision 019).
+  const checked = await checkPassword(app, session.principalType, session.principalId, parsed.data.password, "unlock", {
+    entry: { action: "session_unlocked", entity: session.principalType, entityId: session.principalId },
+    writes: () => [unlockSession(app.db, session.idHash, app.now())],
+  });
   if (checked.kind === "throttled") {
     // Past the sign-in throttle the locked session ends: whoever is guessing must sign in again (and is throttled there).
     await destroySession(app.db, request);
@@ -52,8 +56,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (checked.kind === "wrong") {
     return data({ errors: { password: AUTH_MESSAGES.unlockPasswordWrong } as Record<string, string> }, { status: 401 });
   }
-  // The same session resumes: its cookie stays as it is.
-  await unlockSession(app.db, session.idHash, app.now());
+  // The same session resumed (its cookie stays as it is).
   return redirect(to, 303);
 }
 

@@ -175,9 +175,9 @@ export async function keptSessionCookies(db: Db, fresh: SessionAfterOwnChange): 
   return row ? [fresh.cookie] : [];
 }
 
-/** The lock screen resumes the same session after the password is re-entered. */
-export async function unlockSession(db: Db, idHash: string, now: Date): Promise<void> {
-  await db.update(sessions).set({ locked: false, lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
+/** The lock screen resumes the same session after the password is re-entered (a statement for its audited batch). */
+export function unlockSession(db: Db, idHash: string, now: Date) {
+  return db.update(sessions).set({ locked: false, lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
 }
 
 /**

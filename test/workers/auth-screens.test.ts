@@ -446,6 +446,30 @@ describe("lock-screen", () => {
     expect(res.headers.get("Location")).toBe("/login?loggedOut=1");
     expect(await sessionCount("user", user.id)).toBe(0);
   });
+
+  it("the audit trail tells an unlock and a refused password there from sign-ins: who, why, and the unlock itself", async () => {
+    const user = await createUser();
+    const cookie = await signInCookie(user);
+    await idle(user);
+    const rowsOf = async () => (await db().select().from(auditLog).where(and(eq(auditLog.actorType, "user"), eq(auditLog.actorId, user.id)))).map((r) => ({ action: r.action, entityId: r.entityId, detail: r.detail && JSON.parse(r.detail) }));
+    const before = (await rowsOf()).length;
+    const anonymousFailures = async () => (await db().select({ n: count() }).from(auditLog).where(eq(auditLog.action, "sign_in_failed")))[0]!.n;
+    const failuresBefore = await anonymousFailures();
+
+    expect((await form("/lock-screen", { password: "wrong-password", redirectTo: "/dashboard" }, cookie)).status).toBe(401);
+    expect((await form("/lock-screen", { password: user.password, redirectTo: "/dashboard" }, cookie)).status).toBe(303);
+    expect((await rowsOf()).slice(before)).toEqual([
+      { action: "password_check_failed", entityId: String(user.id), detail: { purpose: "unlock" } },
+      { action: "session_unlocked", entityId: String(user.id), detail: null },
+    ]);
+    expect(await anonymousFailures()).toBe(failuresBefore);
+
+    // The change-password screen's refused current password is the same kind of row, with its own purpose.
+    const fresh = await signInCookie(user);
+    const refused = await form("/change-password", { current_password: "wrong-password", password: "another-pass-123", password_confirmation: "another-pass-123" }, fresh);
+    expect(refused.status).toBe(422);
+    expect((await rowsOf()).at(-1)).toEqual({ action: "password_check_failed", entityId: String(user.id), detail: { purpose: "change_password" } });
+  });
 });
 
 describe("register", () => {
