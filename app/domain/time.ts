@@ -27,6 +27,31 @@ export function zonedDate(at: Date, timeZone: string): string {
   return `${p.year}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
 }
 
+/**
+ * A stored instant (an ISO UTC timestamp or a Date) on the reader's clock, "yyyy-mm-dd hh:mm": in `timeZone`, in UTC
+ * when there is none. The screens pass the actor's zone (their location's, UTC for an actor without one: the rule of
+ * `actorToday`, decision 039), so a row created at 19:00 in Denver reads that day, not the next one in UTC. A zone
+ * the runtime does not know reads as UTC; a value that is not an instant is shown as it is.
+ */
+export function localDateTime(at: string | Date, timeZone: string | null | undefined): string {
+  const instant = typeof at === "string" ? new Date(at) : at;
+  if (Number.isNaN(instant.getTime())) return typeof at === "string" ? at : "";
+  let p: ReturnType<typeof partsIn>;
+  try {
+    p = partsIn(instant, timeZone || "UTC");
+  } catch {
+    p = partsIn(instant, "UTC");
+  }
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${String(p.year).padStart(4, "0")}-${two(p.month)}-${two(p.day)} ${two(p.hour)}:${two(p.minute)}`;
+}
+
+/** The calendar date (yyyy-mm-dd) of a stored instant on the reader's clock: `localDateTime` without the time. */
+export function localDate(at: string | Date, timeZone: string | null | undefined): string {
+  const local = localDateTime(at, timeZone);
+  return /^\d{4}-\d{2}-\d{2} /.test(local) ? local.slice(0, 10) : local;
+}
+
 /** Minutes the zone is ahead of UTC at that instant. */
 export function zoneOffsetMinutes(at: Date, timeZone: string): number {
   const p = partsIn(at, timeZone);

@@ -5,6 +5,7 @@ import { FilterId } from "~/domain/list-filters";
 import { bips, intakeAssessments, patients } from "~/db/schema";
 import { documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
 import { todayAtLocation } from "~/domain/pa-pacing";
+import { localDate } from "~/domain/time";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseWith } from "~/domain/validation";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
@@ -109,7 +110,7 @@ export async function getIntakeAssessmentWithBipOptions(ctx: ModelContext, id: n
   const read = await readIntake(ctx, id, (found) => [bipOptionsQuery(ctx, found.patient_id)]);
   if (!read) return null;
   const [rows] = read.also;
-  return { intake: read.intake, bipOptions: rows.map(bipOption) };
+  return { intake: read.intake, bipOptions: rows.map((b) => bipOption(b, ctx.actor.timeZone)) };
 }
 
 /** The intake in scope with the chain's tail, then `alsoRead` in the batch of the audit row recording the read. */
@@ -135,7 +136,7 @@ export async function newIntakeFormFor(ctx: ModelContext, patientId: number) {
   const read = await getPatientWith(ctx, patientId, () => [bipOptionsQuery(ctx, patientId)], { entity: "patient", entityId: patientId, detail: { patients: [patientId] } });
   if (!read) return null;
   const [rows] = read.also;
-  return { patient: read.patient, bipOptions: rows.map(bipOption) };
+  return { patient: read.patient, bipOptions: rows.map((b) => bipOption(b, ctx.actor.timeZone)) };
 }
 
 function bipOptionsQuery(ctx: ModelContext, patientId: number) {
@@ -146,7 +147,8 @@ function bipOptionsQuery(ctx: ModelContext, patientId: number) {
     .orderBy(desc(bips.createdAt), desc(bips.id));
 }
 
-const bipOption = (b: { id: number; createdAt: string }) => ({ id: b.id, label: `BIP #${b.id} (${b.createdAt.slice(0, 10)})` });
+/** A plan to pick, named by the day it was made on the actor's clock. */
+const bipOption = (b: { id: number; createdAt: string }, timeZone: string | null) => ({ id: b.id, label: `BIP #${b.id} (${localDate(b.createdAt, timeZone)})` });
 
 /**
  * The checks that need the database: bip_id, when given, a BIP of the same client; no observation or prior-service date

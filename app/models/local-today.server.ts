@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { locations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/weeks";
-import { isValidTimeZone } from "~/domain/time";
+import { isValidTimeZone, localDate } from "~/domain/time";
 import type { ReportRunContext } from "~/services/report-screens.server";
 import type { ModelContext } from "./context";
 
@@ -103,7 +103,7 @@ export async function readAtLocalToday<T extends BatchItem<"sqlite">[]>(
 
 /** The actor's today (their location's time zone, UTC without one): what a CSV's file name carries. */
 export function actorToday(ctx: ModelContext): string {
-  return ctx.actor.timeZone ? todayAtLocation(ctx.now(), ctx.actor.timeZone) : ctx.now().toISOString().slice(0, 10);
+  return localDate(ctx.now(), ctx.actor.timeZone);
 }
 
 /** "2026-11-27 in America/New_York": the actor's today, said beside a report that judges each row on its own. */

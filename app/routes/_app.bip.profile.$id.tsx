@@ -1,6 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { DocumentView } from "~/components/bip/document-view";
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import { buildChartModel, type ChartModel } from "~/domain/chart";
@@ -42,6 +44,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export default function BipProfile() {
   const { bip, goals, doc, canManage, charts } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const [params] = useSearchParams();
   return (
     <section className="card">
@@ -74,7 +77,7 @@ export default function BipProfile() {
         <dt>Doctor</dt>
         <dd>{bip.doctor_name ?? "—"}</dd>
         <dt>Updated</dt>
-        <dd>{bip.updated_at.slice(0, 10)}</dd>
+        <dd>{localDate(bip.updated_at, timeZone)}</dd>
       </dl>
 
       <section aria-labelledby="goals">

@@ -1,6 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { actionsColumn, DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { ErrorText } from "~/components/ui/form-controls";
@@ -61,6 +63,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Claims() {
   const { page, locations, pick, queryError, filterErrors } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const errors = filterErrors ?? {};
   const answer = useActionData<FormAnswer>();
   const [params] = useSearchParams();
@@ -82,7 +85,7 @@ export default function Claims() {
     { header: "Total", cell: (c) => money(c.total_cents) },
     // A draft voided before any file was written has nothing left to fix.
     { header: "Problems", cell: (c) => (c.errors && !(c.status === "rejected" && !c.file_id) ? `${c.errors} to fix` : "—") },
-    { header: "Created", cell: (c) => c.created_at.slice(0, 10) },
+    { header: "Created", cell: (c) => localDate(c.created_at, timeZone) },
     actionsColumn((c) => [
       <Link key="view" to={`/claims/edit-viewer/${c.id}`} aria-label={`Open claim ${c.claim_number}`}>
         Open

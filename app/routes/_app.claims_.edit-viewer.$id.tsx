@@ -2,6 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Adjustments, LINE_STATUS_TEXT } from "~/components/billing/remittance-report";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDateTime } from "~/domain/time";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
@@ -55,6 +57,7 @@ function refusalText(e: { field: string; message: string }, lines: readonly { li
 
 export default function ClaimViewer() {
   const { claim: c } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const answer = useActionData<FormAnswer>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -130,7 +133,7 @@ export default function ClaimViewer() {
     ["Diagnoses", c.diagnosis_codes.map((code, i) => `${i + 1} ${code}`).join(", ") || "—"],
     ["Total", money(c.total_cents)],
     ...(answered ? ([["Paid", `${money(c.paid_cents)} · adjusted ${money(c.adjusted_cents)}`]] as [string, string][]) : []),
-    ["File", c.file ? `${c.file.file_name} (set ${c.set_control})${c.file.sent_at ? ` · sent ${c.file.sent_at.slice(0, 16).replace("T", " ")} via ${c.file.sender}` : ""}` : "not generated"],
+    ["File", c.file ? `${c.file.file_name} (set ${c.set_control})${c.file.sent_at ? ` · sent ${localDateTime(c.file.sent_at, timeZone)} via ${c.file.sender}` : ""}` : "not generated"],
   ];
   return (
     <section className="card">

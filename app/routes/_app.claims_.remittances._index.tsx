@@ -1,6 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { SearchForm } from "~/components/ui/list";
@@ -24,6 +26,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export default function Remittances() {
   const { page, queryError } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const [params] = useSearchParams();
   const columns: Column<RemittanceListJson>[] = [
     { header: "Payment date", cell: (r) => r.payment_date ?? "—" },
@@ -33,7 +36,7 @@ export default function Remittances() {
     { header: "Claims", cell: (r) => r.claims },
     { header: "Lines", cell: (r) => r.lines },
     { header: "Denied lines", cell: (r) => r.denied },
-    { header: "Imported", cell: (r) => r.created_at.slice(0, 10) },
+    { header: "Imported", cell: (r) => localDate(r.created_at, timeZone) },
     actionsColumn((r) => (
       <Link to={`/claims/remittances/${r.id}`} aria-label={`View remittance ${r.trace_number}`}>
         View

@@ -2,6 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Fragment } from "react";
 import { useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { FormMessage } from "~/components/ui/field";
 import { posLabel } from "~/domain/locations";
 import { can } from "~/domain/permissions";
@@ -22,6 +24,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export default function ViewLocation() {
   const { location: l, canManage } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const [params] = useSearchParams();
   const rows: [string, string | null][] = [
     ["Title", l.title],
@@ -37,7 +40,7 @@ export default function ViewLocation() {
     ["Email", l.email],
     ["Time zone", l.time_zone],
     ["Place-of-service codes", l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ")],
-    ["Created", l.created_at.slice(0, 10)],
+    ["Created", localDate(l.created_at, timeZone)],
   ];
   return (
     <section className="card">

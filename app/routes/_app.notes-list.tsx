@@ -3,6 +3,8 @@ import { redirect } from "@remix-run/cloudflare";
 import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
 import { ASSET_URLS } from "~/assets";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
@@ -46,6 +48,7 @@ const TYPE_OPTIONS = NOTE_TYPES.map((t) => ({ value: t, label: NOTE_TYPE_LABELS[
 
 export default function NotesList() {
   const { page, actorId, canManage, queryError, refused } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const [params] = useSearchParams();
   type Row = (typeof page.data)[number];
   // A refused filter is not kept by the search form; a chip names a filter only when the list was read with it.
@@ -88,7 +91,7 @@ export default function NotesList() {
     { header: "Times", cell: (n) => noteTimesText(n) || "—" },
     { header: "Units", cell: (n) => n.total_units },
     { header: "Status", cell: (n) => <span className={`badge badge-${n.status}`}>{n.status}</span> },
-    { header: "Signed", cell: (n) => (n.signed_at ? n.provider_signed_on ?? n.signed_at.slice(0, 10) : "—") },
+    { header: "Signed", cell: (n) => (n.signed_at ? n.provider_signed_on ?? localDate(n.signed_at, timeZone) : "—") },
     actionsColumn((n) => [
       <Link key="view" to={noteHref(n.type, "view", n.id)} aria-label={`View the note of ${n.patient_name} on ${n.session_date}`}>
         View

@@ -2,6 +2,8 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
+import { localDate } from "~/domain/time";
 import { FormMessage } from "~/components/ui/field";
 import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, unsharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS, PDF_JOB_MESSAGES } from "~/models/pdf-jobs.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
@@ -71,6 +73,7 @@ function size(bytes: number | null): string {
 
 export default function PdfJobStatus() {
   const { job, canShare } = useLoaderData<typeof loader>();
+  const timeZone = useActorTimeZone();
   const answer = useActionData<typeof action>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -114,7 +117,7 @@ export default function PdfJobStatus() {
                 {job.file_name} · {size(job.file_size)}
               </span>
             </p>
-            {job.file_expires_at ? <p className="muted">Kept until {job.file_expires_at.slice(0, 10)} unless shared with parents.</p> : null}
+            {job.file_expires_at ? <p className="muted">Kept until {localDate(job.file_expires_at, timeZone)} unless shared with parents.</p> : null}
             {job.shared ? (
               <>
                 {canShare ? (
@@ -153,7 +156,7 @@ export default function PdfJobStatus() {
         ) : job.status === "expired" ? (
           <>
             <p data-testid="pdf-expired">
-              <strong>This PDF has expired.</strong> Its file was deleted {job.expired_at ? `on ${job.expired_at.slice(0, 10)} ` : ""}because PDFs are kept for {PDF_FILE_KEEP_DAYS} days
+              <strong>This PDF has expired.</strong> Its file was deleted {job.expired_at ? `on ${localDate(job.expired_at, timeZone)} ` : ""}because PDFs are kept for {PDF_FILE_KEEP_DAYS} days
               unless they are shared with parents.{job.remakeable ? " Make it again to get a new one with the same choices." : null}
             </p>
             {job.plan_deleted ? (

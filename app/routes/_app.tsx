@@ -33,6 +33,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       to: item.to,
       badge: item.badge === "tickets" ? sidebarBadgeText(actor, summary) : null,
     })),
+    /** The actor's time zone (their location's; null: UTC), the clock every screen reads stored instants on (`useActorTimeZone`). */
+    timeZone: actor.timeZone,
     logoLink: showsLogoLink(actor),
     profileLink: showsProfileLink(actor),
     ticketBadge: badgeText(headerBadgeCount(actor, summary)),

@@ -1,6 +1,8 @@
 import { Link } from "~/components/ui/link";
 import { actionsColumn, DataTable, type Column } from "~/components/ui/data-list";
+import { useActorTimeZone } from "~/components/shell/actor-time-zone";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
+import { localDate } from "~/domain/time";
 
 /** BIP rows as the list, attention and client screens show them (summary rows of listBips). */
 export interface BipRowView {
@@ -16,6 +18,7 @@ export interface BipRowView {
 }
 
 export function BipTable({ rows, canManage, showClient = true, empty, caption }: { rows: readonly BipRowView[]; canManage: boolean; showClient?: boolean; empty?: string; caption: string }) {
+  const timeZone = useActorTimeZone();
   const columns: Column<BipRowView>[] = [
     {
       header: "Client",
@@ -29,7 +32,7 @@ export function BipTable({ rows, canManage, showClient = true, empty, caption }:
     { header: "Type", cell: (b) => typeOfAssessmentLabel(b.type_of_assessment) },
     { header: "Doctor", cell: (b) => b.doctor_name ?? "—" },
     { header: "Goals", cell: (b) => b.goals_count },
-    { header: "Updated", cell: (b) => b.updated_at.slice(0, 10) },
+    { header: "Updated", cell: (b) => localDate(b.updated_at, timeZone) },
     { header: "Attention", cell: (b) => (b.needs_attention ? <span className="badge">Needs attention</span> : "—") },
     actionsColumn((b) => [
       <Link key="view" to={`/bip/profile/${b.id}`} aria-label={`View the plan of ${b.patient_name}, ${typeOfAssessmentLabel(b.type_of_assessment)}`}>

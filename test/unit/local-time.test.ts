@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { localDate, localDateTime, zonedDate } from "~/domain/time";
+
+/**
+ * A stored instant read on the actor's clock (decision 039): the one helper every screen uses to print when a row was
+ * created, updated, signed or imported. Near midnight UTC the date differs from the UTC one in the Americas.
+ */
+describe("localDateTime: an instant on the actor's clock", () => {
+  it.each<[string, string, string | null, string]>([
+    // 19:00 in Denver is 02:00 the next day in UTC: the screen says the Denver day.
+    ["19:00 in Denver (MST)", "2026-11-28T02:00:00.000Z", "America/Denver", "2026-11-27 19:00"],
+    ["21:00 in New York (EST)", "2026-11-28T02:00:00.000Z", "America/New_York", "2026-11-27 21:00"],
+    ["16:00 in Honolulu", "2026-11-28T02:00:00.000Z", "Pacific/Honolulu", "2026-11-27 16:00"],
+    ["no location: UTC", "2026-11-28T02:00:00.000Z", null, "2026-11-28 02:00"],
+    ["an explicit UTC", "2026-11-28T02:00:00.000Z", "UTC", "2026-11-28 02:00"],
+    // The last and the first minute of a Denver day.
+    ["23:59 in Denver", "2026-11-28T06:59:00.000Z", "America/Denver", "2026-11-27 23:59"],
+    ["00:00 in Denver", "2026-11-28T07:00:00.000Z", "America/Denver", "2026-11-28 00:00"],
+    // Spring forward (8 March 2026): 01:59 MST is followed by 03:00 MDT; a day later midnight is an hour earlier in UTC.
+    ["Denver, the minute before the spring change", "2026-03-08T08:59:00.000Z", "America/Denver", "2026-03-08 01:59"],
+    ["Denver, the minute of the spring change", "2026-03-08T09:00:00.000Z", "America/Denver", "2026-03-08 03:00"],
+    ["Denver, midnight before it (MST)", "2026-03-08T07:00:00.000Z", "America/Denver", "2026-03-08 00:00"],
+    ["Denver, 23:59 after it (MDT)", "2026-03-09T05:59:00.000Z", "America/Denver", "2026-03-08 23:59"],
+    ["Denver, the next midnight (MDT)", "2026-03-09T06:00:00.000Z", "America/Denver", "2026-03-09 00:00"],
+    // Fall back (1 November 2026): 01:30 happens twice in New York; the days end at 04:00 and 05:00 UTC.
+    ["New York, 23:59 on 31 October (EDT)", "2026-11-01T03:59:00.000Z", "America/New_York", "2026-10-31 23:59"],
+    ["New York, the first 01:30 (EDT)", "2026-11-01T05:30:00.000Z", "America/New_York", "2026-11-01 01:30"],
+    ["New York, the second 01:30 (EST)", "2026-11-01T06:30:00.000Z", "America/New_York", "2026-11-01 01:30"],
+    ["New York, 23:59 on 1 November (EST)", "2026-11-02T04:59:00.000Z", "America/New_York", "2026-11-01 23:59"],
+    // Honolulu keeps one offset all year.
+    ["Honolulu in July, 23:59", "2026-07-01T09:59:00.000Z", "Pacific/Honolulu", "2026-06-30 23:59"],
+    ["Honolulu in July, midnight", "2026-07-01T10:00:00.000Z", "Pacific/Honolulu", "2026-07-01 00:00"],
+    // Seconds and milliseconds as SQLite's default writes them do not matter; an ISO time without them neither.
+    ["an instant without milliseconds", "2026-11-28T02:00:59Z", "America/Denver", "2026-11-27 19:00"],
+    ["a zone the runtime does not know reads as UTC", "2026-11-28T02:00:00.000Z", "Mars/Olympus_Mons", "2026-11-28 02:00"],
+    ["a value that is not an instant is shown as it is", "not a time", "America/Denver", "not a time"],
+  ])("%s", (_label, at, zone, shown) => {
+    expect(localDateTime(at, zone)).toBe(shown);
+  });
+
+  it("takes a Date as well", () => {
+    expect(localDateTime(new Date("2026-11-28T02:00:00.000Z"), "America/Denver")).toBe("2026-11-27 19:00");
+  });
+});
+
+describe("localDate: the day of an instant on the actor's clock", () => {
+  it.each<[string, string | null, string]>([
+    ["2026-11-28T02:00:00.000Z", "America/Denver", "2026-11-27"],
+    ["2026-11-28T02:00:00.000Z", "America/New_York", "2026-11-27"],
+    ["2026-11-28T02:00:00.000Z", "Pacific/Honolulu", "2026-11-27"],
+    ["2026-11-28T02:00:00.000Z", null, "2026-11-28"],
+    ["2026-11-28T12:00:00.000Z", "Pacific/Auckland", "2026-11-29"],
+    ["2026-03-09T05:59:00.000Z", "America/Denver", "2026-03-08"],
+    ["2026-11-02T04:59:00.000Z", "America/New_York", "2026-11-01"],
+    ["2026-11-02T05:00:00.000Z", "America/New_York", "2026-11-02"],
+    ["not a time", "America/Denver", "not a time"],
+  ])("%s in %s is %s", (at, zone, day) => {
+    expect(localDate(at, zone)).toBe(day);
+  });
+
+  it("is the day zonedDate gives for a location (one rule: the actor's today uses it too)", () => {
+    for (const zone of ["America/Denver", "America/New_York", "Pacific/Honolulu", "Asia/Kolkata", "Pacific/Chatham"]) {
+      for (let h = 0; h < 48; h += 0.25) {
+        const at = new Date(Date.UTC(2026, 10, 27) + h * 3_600_000);
+        expect(localDate(at, zone)).toBe(zonedDate(at, zone));
+      }
+    }
+  });
+});
