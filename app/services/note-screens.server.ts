@@ -562,8 +562,11 @@ export function viewNoteAction(type: NoteType) {
     if (!result) return data({ intent, message: "Unknown action.", errors: {} as Record<string, string> }, { status: 400 });
     if (result.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/view/${id}?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
     const r = refusal(result);
-    // A refused countersignature keeps what was typed.
-    const typed = intent === "countersign" ? { supervisor_name: String(values.supervisor_name ?? ""), supervisor_signed_on: String(values.supervisor_signed_on ?? "") } : undefined;
+    // A refused countersignature keeps what was typed, and the drawing as the portal consent does (decision 040).
+    const typed =
+      intent === "countersign"
+        ? { supervisor_name: String(values.supervisor_name ?? ""), supervisor_signed_on: String(values.supervisor_signed_on ?? ""), supervisor_signature: String(values.supervisor_signature ?? "") }
+        : undefined;
     return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>), values: typed }, { status: r.status });
   };
 }

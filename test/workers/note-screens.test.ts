@@ -10,7 +10,10 @@ import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 import { sha256Hex } from "~/services/crypto.server";
 import { createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
-import { HUGE_SIGNATURE } from "../support/png";
+import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
+
+/** A drawing the pad could make (a small valid PNG). */
+const DRAWN = pngDataUrl(pngBytes(48, 14));
 
 /**
  * The note screens (issue 10 "Notes", "A note is never lost"; decision 025), JavaScript off: create, edit,
@@ -412,12 +415,21 @@ describe("edit, amend, view", () => {
     const futureText = await future.text();
     expect(futureText).toContain(`Countersign on a date from the session date (${day}) to today`);
     expect(futureText).toContain('value="Olive U."');
+    // A drawing made before another field was refused is shown again, in the hidden field and as a preview (decision 040's rule).
+    const drawnRefused = await countersign(id, { version: String(version), supervisor_signed_on: "2999-01-01", supervisor_signature: DRAWN });
+    expect(drawnRefused.status).toBe(422);
+    const drawnText = await drawnRefused.text();
+    expect(/<input[^>]*name="supervisor_signature"[^>]*value="([^"]*)"/.exec(drawnText)?.[1]).toBe(DRAWN);
+    expect(drawnText).toMatch(/<img[^>]*src="data:image\/png;base64,[^"]*"[^>]*data-signature-preview/);
     // A drawing that claims a 20000×20000 canvas (decision 023, stop 36): the field's message, the name kept, nothing changed.
     const huge = await countersign(id, { version: String(version), supervisor_signature: HUGE_SIGNATURE });
     expect(huge.status).toBe(422);
     const hugeText = await huge.text();
     expect(hugeText).toContain(SIGNATURE_IMAGE_MESSAGE);
     expect(hugeText).toContain('value="Olive User"');
+    // The refused drawing itself is not put back: the pad starts empty under its message.
+    expect(/<input[^>]*name="supervisor_signature"[^>]*value="([^"]*)"/.exec(hugeText)?.[1]).toBe("");
+    expect(hugeText).not.toContain("data-signature-preview");
     expect(await versionOf(id)).toBe(version);
     // A stale version: 409.
     expect((await countersign(id, { version: String(version - 1) })).status).toBe(409);

@@ -4,6 +4,7 @@ import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { modifierChoicesFor } from "~/domain/insurance";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { zonedDate } from "~/domain/time";
+import { isSignatureImage } from "~/domain/signature-image";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
@@ -191,6 +192,9 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
   const statusError = error?.intent === "status" ? error : null;
   const modifierError = error?.intent === "modifiers" ? error : null;
   const countersignError = error?.intent === "countersign" ? error : null;
+  // A refusal on another field shows the form again with the drawing made (decision 040's rule); a drawing refused itself starts empty.
+  const postedDrawing = countersignError?.values?.supervisor_signature;
+  const drawn = !countersignError?.errors.supervisor_signature && typeof postedDrawing === "string" && isSignatureImage(postedDrawing) ? postedDrawing : "";
   return (
     <section className="card note-view">
       {flash && clearDrafts.length ? (
@@ -264,7 +268,8 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
             <input type="hidden" name="version" value={note.version} />
             <Field label="Your name" name="supervisor_name" id="cs-name" maxLength={120} autoComplete="name" defaultValue={countersignError?.values?.supervisor_name ?? countersign.name} error={countersignError?.errors.supervisor_name} />
             <Field label="Date" name="supervisor_signed_on" id="cs-date" type="date" max={countersign.today} defaultValue={countersignError?.values?.supervisor_signed_on ?? countersign.today} error={countersignError?.errors.supervisor_signed_on} />
-            <input type="hidden" name="supervisor_signature" defaultValue="" data-signature-input />
+            <input type="hidden" name="supervisor_signature" defaultValue={drawn} data-signature-input />
+            {drawn ? <img className="signature-img" src={drawn} alt="Your drawn signature" data-signature-preview /> : null}
             {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}
             <div data-signature-pad="supervisor_signature" data-label="Draw your signature (optional)" />
             {countersignError?.errors.supervisor_signature ? (
