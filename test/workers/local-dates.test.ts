@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { bips, claims, locations } from "~/db/schema";
+import { claims, locations } from "~/db/schema";
 import { createClaim } from "./claim-fixtures";
 import { createBip, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
