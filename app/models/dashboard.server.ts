@@ -13,7 +13,8 @@ function inScope(column: SQLiteColumn, scope: number[] | null): SQL {
   return scope === null ? sql`1 = 1` : idsIn(column, scope);
 }
 
-const DEFAULT_TIME_ZONE = "America/New_York";
+/** An actor without a location reads the dashboard on UTC, as every other screen (`actorToday`, decision 039). */
+const DEFAULT_TIME_ZONE = "UTC";
 
 /**
  * What the dashboard may show the actor: each count and list only with the view permission of what it
