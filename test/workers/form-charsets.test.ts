@@ -5,17 +5,18 @@ import { FORM_UNREADABLE } from "../../workers/form-bodies";
 import { createLocation, createUser, db, request, signInCookie } from "./helpers";
 
 const URLENCODED = "application/x-www-form-urlencoded";
-const ascii = (text: string) => new TextEncoder().encode(text);
+type Bytes = Uint8Array<ArrayBuffer>;
+const ascii = (text: string): Bytes => new Uint8Array(new TextEncoder().encode(text));
 /** `text` as UTF-16LE bytes: each ASCII character followed by a zero byte. */
-const utf16 = (text: string) => new Uint8Array([...text].flatMap((c) => [c.charCodeAt(0) & 0xff, c.charCodeAt(0) >> 8]));
-const latin1 = (text: string) => new Uint8Array([...text].map((c) => c.charCodeAt(0)));
+const utf16 = (text: string): Bytes => new Uint8Array([...text].flatMap((c) => [c.charCodeAt(0) & 0xff, c.charCodeAt(0) >> 8]));
+const latin1 = (text: string): Bytes => new Uint8Array([...text].map((c) => c.charCodeAt(0)));
 
 /**
  * A URL-encoded screen post names a charset (scripts, integrators and scanners do; browsers do not). The form reads
  * as UTF-8 whatever the parameter says when its bytes mean the same in UTF-8; otherwise it is refused 415 with the
  * guard's message. Never a 500.
  */
-type Case = [label: string, contentType: string, encode: (text: string) => Uint8Array, reads: boolean];
+type Case = [label: string, contentType: string, encode: (text: string) => Bytes, reads: boolean];
 const CASES: Case[] = [
   ["no charset", URLENCODED, ascii, true],
   ["utf-8", `${URLENCODED}; charset=utf-8`, ascii, true],
@@ -57,7 +58,7 @@ describe("a URL-encoded screen form that names a charset", () => {
     const loc = await createLocation();
     const user = await createUser({ permissions: [], locations: [loc.id] });
     const cookie = await signInCookie(user);
-    const post = (type: string, body: Uint8Array) => request("/tickets/add", { method: "POST", cookie, headers: { "Content-Type": type }, body });
+    const post = (type: string, body: Bytes) => request("/tickets/add", { method: "POST", cookie, headers: { "Content-Type": type }, body });
     const subjectOf = async (res: Response) => {
       const id = Number(/\/tickets\/view\/(\d+)/.exec(res.headers.get("Location") ?? "")?.[1]);
       return (await db().select({ subject: tickets.subject }).from(tickets).where(eq(tickets.id, id)))[0]?.subject;
@@ -76,7 +77,7 @@ describe("a URL-encoded screen form that names a charset", () => {
     expect(await subjectOf(asIso)).toBe("Printer jammed");
 
     const before = await rows();
-    const refused: [label: string, type: string, body: Uint8Array][] = [
+    const refused: [label: string, type: string, body: Bytes][] = [
       ["an escaped Latin-1 letter", `${URLENCODED}; charset=iso-8859-1`, ascii(fields("Jos%E9"))],
       ["a raw Latin-1 letter", `${URLENCODED}; charset=iso-8859-1`, latin1(fields("José"))],
       ["escaped UTF-8 under another charset", `${URLENCODED}; charset=windows-1252`, ascii(fields("Jos%C3%A9"))],
@@ -99,7 +100,7 @@ describe("an API JSON body that names a charset", () => {
   it("is read as UTF-8 when it is UTF-8, and answered 400 when it is not JSON in UTF-8; never a 500", async () => {
     const user = await createUser();
     const body = JSON.stringify({ email: user.email, password: user.password });
-    const login = (type: string, bytes: Uint8Array) => request("/api/auth/login", { method: "POST", headers: { "Content-Type": type, Accept: "application/json" }, body: bytes });
+    const login = (type: string, bytes: Bytes) => request("/api/auth/login", { method: "POST", headers: { "Content-Type": type, Accept: "application/json" }, body: bytes });
     for (const charset of ["utf-8", "UTF-8", "iso-8859-1", "utf-16", "bogus"]) {
       const res = await login(`application/json; charset=${charset}`, ascii(body));
       expect(res.status, charset).toBe(200);
