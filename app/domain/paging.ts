@@ -49,6 +49,8 @@ export function listQuerySchema(maxPerPage = MAX_PER_PAGE, defaultPerPage = DEFA
 }
 
 export const ListQuery = listQuerySchema();
+/** The parameters of a list's address the list query reads. */
+export const LIST_QUERY_KEYS: readonly string[] = Object.keys(ListQuery.pipe[0].entries);
 export type ListQuery = v.InferOutput<typeof ListQuery>;
 
 export interface Paged<T> {

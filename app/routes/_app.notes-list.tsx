@@ -32,8 +32,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   let result = await listNoteItems(ctx, query, filters);
   let filterError: string | null = null;
-  // The filters refused: the list is then read without any (no chip may say otherwise).
-  let refused: string[] = [];
+  // The filters refused: the list is then read without any (no chip may say otherwise). A filter given twice is
+  // left out of `params` by listQueryFrom.
+  let refused: string[] = NOTE_FILTER_KEYS.filter((k) => url.searchParams.has(k) && !(k in params));
   if (!result.ok) {
     // A hand-edited filter that does not parse: its message, and the list without the filters.
     filterError = result.message;

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { ListQuery } from "~/domain/paging";
+import { givenOnceMessage } from "~/domain/list-filters";
+import { LIST_QUERY_KEYS, ListQuery } from "~/domain/paging";
 import { isReferenceRefusal } from "~/domain/references";
 import { DELETE_CONFIRMED, parseVersion, parseWith, VERSION_MESSAGE } from "~/domain/validation";
 import type { AppLoadContext } from "@remix-run/cloudflare";
@@ -64,12 +65,24 @@ export function parentInAddress<T>(result: ModelResult<T>, field: string, notFou
 
 /**
  * A list screen's query from its URL (filters named in `filters` are left to the screen). A hand-edited
- * query that does not parse falls back to the first page of everything, with a note to show.
+ * query that does not parse falls back to the first page of everything, with a note to show. A parameter the list
+ * reads given twice with two values (`?page=2&page=1`) is not read at all: the screen never picks one of two, as the
+ * API does not (refuseRepeatedQuery, decision 017). It is told "Give page once."; a list query parameter falls back
+ * to the first page as a bad one does, and a repeated filter leaves every filter out of `params` (the list without
+ * the filters, as for a filter value that does not parse).
  */
 export function listQueryFrom(request: Request, filters: readonly string[] = []): { query: ListQuery; queryError: string | null; params: Record<string, string> } {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const search = new URL(request.url).searchParams;
+  const params = Object.fromEntries(search);
+  const twice = (keys: readonly string[]) => keys.find((k) => new Set(search.getAll(k)).size > 1);
+  const queryTwice = twice(LIST_QUERY_KEYS.filter((k) => !filters.includes(k)));
+  const filterTwice = twice(filters);
+  const kept = filterTwice === undefined ? params : Object.fromEntries(Object.entries(params).filter(([k]) => !filters.includes(k)));
+  const repeated = queryTwice ?? filterTwice;
+  if (queryTwice !== undefined) return { query: v.parse(ListQuery, {}), queryError: givenOnceMessage(queryTwice), params: kept };
   const parsed = parseWith(ListQuery, Object.fromEntries(Object.entries(params).filter(([k]) => !filters.includes(k))));
-  return parsed.ok ? { query: parsed.data, queryError: null, params } : { query: v.parse(ListQuery, {}), queryError: Object.values(parsed.errors)[0]!, params };
+  if (!parsed.ok) return { query: v.parse(ListQuery, {}), queryError: Object.values(parsed.errors)[0]!, params: kept };
+  return { query: parsed.data, queryError: repeated === undefined ? null : givenOnceMessage(repeated), params: kept };
 }
 
 /**
