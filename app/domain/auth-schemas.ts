@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
-import { EMAIL_PATTERN, flag, requiredEmail } from "./fields";
+import { EMAIL_PATTERN, flag, notTextMessage, requiredEmail } from "./fields";
 import { oneLine, plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
@@ -11,7 +11,7 @@ export function normalizeEmail(email: string): string {
 }
 
 const Email = v.pipe(
-  v.string(AUTH_MESSAGES.emailRequired),
+  v.string(notTextMessage("Email", AUTH_MESSAGES.emailRequired)),
   v.trim(),
   v.nonEmpty(AUTH_MESSAGES.emailRequired),
   v.maxLength(254, AUTH_MESSAGES.emailInvalid),
@@ -19,10 +19,10 @@ const Email = v.pipe(
   v.toLowerCase(),
 );
 
-const AnyPassword = v.pipe(v.string(PASSWORD_MESSAGES.required), v.nonEmpty(PASSWORD_MESSAGES.required), v.maxLength(1024, PASSWORD_MESSAGES.tooLong));
+const AnyPassword = v.pipe(v.string(notTextMessage("Password", PASSWORD_MESSAGES.required)), v.nonEmpty(PASSWORD_MESSAGES.required), v.maxLength(1024, PASSWORD_MESSAGES.tooLong));
 
 export const NewPassword = v.pipe(
-  v.string(PASSWORD_MESSAGES.required),
+  v.string(notTextMessage("Password", PASSWORD_MESSAGES.required)),
   v.nonEmpty(PASSWORD_MESSAGES.required),
   v.minLength(PASSWORD_MIN_LENGTH, PASSWORD_MESSAGES.tooShort),
   v.maxLength(PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES.tooLong),

@@ -7,6 +7,8 @@ import { isProductDate } from "./weeks";
 
 export const MESSAGES = {
   required: (label: string) => `${label} is required.`,
+  /** A text field sent as a number, a list, an object or true/false (the API): it was given, so not "required". */
+  text: (label: string) => `${label} must be text.`,
   email: "Enter a valid email address.",
   phone: "Enter a valid phone number (digits, spaces, +, -, parentheses; 7 to 20 characters).",
   date: "Enter a valid date (YYYY-MM-DD).",
@@ -24,6 +26,15 @@ export const MESSAGES = {
    */
   futureDate: (label: string) => `${label} cannot be in the future.`,
 } as const;
+
+/**
+ * A text field's message for a value that is not text: "… is required." (or `required`) when there is none (left out
+ * or null), "… must be text." when one was sent as another kind (`{"first_name": 123}`, `["a"]`, `{}`), as a number
+ * field says "… must be a number." (decision 017, stop 40).
+ */
+export function notTextMessage(label: string, required = MESSAGES.required(label)) {
+  return (issue: v.BaseIssue<unknown>) => (issue.input === undefined || issue.input === null ? required : MESSAGES.text(label));
+}
 
 /** Whether a date (YYYY-MM-DD, or none) is after `today`: refused with MESSAGES.futureDate when a save sets it. */
 export function isFutureDate(date: unknown, today: string): boolean {
@@ -71,7 +82,7 @@ export function visibleLength(s: string): number {
 
 export function requiredText(label: string, max = 255) {
   return v.pipe(
-    v.string(MESSAGES.required(label)),
+    v.string(notTextMessage(label)),
     v.trim(),
     v.nonEmpty(MESSAGES.required(label)),
     v.check(hasVisibleText, MESSAGES.required(label)),
@@ -82,7 +93,7 @@ export function requiredText(label: string, max = 255) {
 
 export function optionalText(label: string, max = 255) {
   return v.pipe(
-    v.optional(v.nullable(v.string()), null),
+    v.optional(v.nullable(v.string(MESSAGES.text(label))), null),
     trimToNull,
     v.nullable(v.pipe(v.string(), v.maxLength(max, MESSAGES.tooLong(label, max)), plainText(label))),
   );
@@ -137,7 +148,7 @@ export const optionalEmail = optionalPattern(EMAIL_PATTERN, MESSAGES.email);
 
 /** A required email (a person's sign-in name), stored in lower case. */
 export const requiredEmail = v.pipe(
-  v.string(MESSAGES.required("Email")),
+  v.string(notTextMessage("Email")),
   v.trim(),
   v.nonEmpty(MESSAGES.required("Email")),
   v.maxLength(254, MESSAGES.email),
@@ -154,7 +165,7 @@ export const optionalDate = v.pipe(
 );
 
 export function requiredDate(label: string) {
-  return v.pipe(v.string(MESSAGES.required(label)), v.nonEmpty(MESSAGES.required(label)), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(isProductDate, MESSAGES.date));
+  return v.pipe(v.string(notTextMessage(label)), v.nonEmpty(MESSAGES.required(label)), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(isProductDate, MESSAGES.date));
 }
 
 /** One of the listed values; "" from a form means none. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { choiceOr, flag, hasVisibleText, isStateCode, MESSAGES, STATE_MESSAGE, numberOrNaN, numberOrNull, optionalEmail, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
+import { choiceOr, flag, hasVisibleText, isStateCode, MESSAGES, STATE_MESSAGE, numberOrNaN, numberOrNull, optionalEmail, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredDate, requiredEmail, requiredInt, requiredLine, requiredText } from "~/domain/fields";
 import { ParentInput } from "~/domain/parents";
 import { parsePatient } from "~/domain/patients";
 import { insuranceInput } from "~/domain/insurance";
@@ -354,5 +354,69 @@ describe("optionalState: the location's, the client's and the insurer's state", 
       expect(r.ok, what).toBe(ok);
       if (!r.ok) expect(r.errors[field], what).toBe(STATE_MESSAGE);
     }
+  });
+});
+
+/**
+ * A text field sent as another kind of value (a number, a list, an object, true) was given: it is told it must be
+ * text, as a number field says "… must be a number."; "… is required." is kept for none (left out, null, "", blanks)
+ * (decision 017, stop 40).
+ */
+describe("a text field sent as another kind of value", () => {
+  const SENT: [label: string, value: unknown][] = [
+    ["a number", 123],
+    ["zero", 0],
+    ["a list", ["a", "b"]],
+    ["an empty list", []],
+    ["an object", { x: 1 }],
+    ["true", true],
+  ];
+  const NONE: [label: string, value: unknown][] = [
+    ["left out", undefined],
+    ["null", null],
+    ["empty", ""],
+    ["blanks", "   "],
+  ];
+  const messageOf = (schema: v.GenericSchema, input: unknown) => {
+    const r = parseWith(v.object({ f: schema }), input === undefined ? {} : { f: input });
+    return r.ok ? null : r.errors.f;
+  };
+  const required: [name: string, schema: v.GenericSchema, label: string][] = [
+    ["requiredText", requiredText("First name"), "First name"],
+    ["requiredLine", requiredLine("Subject"), "Subject"],
+    ["requiredDate", requiredDate("Birth date"), "Birth date"],
+    ["requiredEmail", requiredEmail, "Email"],
+  ];
+  it.each(required.flatMap(([name, schema, label]) => SENT.map(([sent, value]) => [name, sent, schema, value, `${label} must be text.`] as const)))(
+    "%s sent %s: %j",
+    (_name, _sent, schema, value, message) => expect(messageOf(schema, value)).toBe(message),
+  );
+  it.each(required.flatMap(([name, schema, label]) => NONE.filter(([, x]) => !(name === "requiredDate" && x === "   ")).map(([none, value]) => [name, none, schema, value, `${label} is required.`] as const)))(
+    "%s %s: %j",
+    (_name, _none, schema, value, message) => expect(messageOf(schema, value)).toBe(message),
+  );
+  it.each([
+    ["optionalText", optionalText("Notes")],
+    ["optionalLine", optionalLine("City")],
+  ] as const)("%s: another kind is told it must be text; none is none", (_name, schema) => {
+    const label = _name === "optionalText" ? "Notes" : "City";
+    for (const [sent, value] of SENT) expect(messageOf(schema, value), sent).toBe(`${label} must be text.`);
+    for (const [none, value] of NONE) expect(v.safeParse(v.object({ f: schema }), value === undefined ? {} : { f: value }).output, none).toEqual({ f: null });
+  });
+  it.each([123, ["a", "b"], { x: 1 }])("a client's first name sent as %j must be text", (first_name) => {
+    const client = { patient_identifier: "P-1", first_name: "Ann", last_name: "Lee", location_id: 1 };
+    expect(parsePatient({ ...client, first_name })).toMatchObject({ ok: false, errors: { first_name: "First name must be text." } });
+    expect(parsePatient({ ...client, first_name: null })).toMatchObject({ ok: false, errors: { first_name: "First name is required." } });
+  });
+  it.each([
+    ["email as a list", { email: ["a@b.co"], password: "x" }, { email: "Email must be text." }],
+    ["email as a number", { email: 5, password: "x" }, { email: "Email must be text." }],
+    ["password as an object", { email: "a@b.co", password: { p: 1 } }, { password: "Password must be text." }],
+    ["email left out", { password: "x" }, { email: "Email is required." }],
+    ["email null, password empty", { email: null, password: "" }, { email: "Email is required.", password: "Password is required." }],
+  ])("sign-in, %s", (_label, body, errors) => {
+    const r = parseWith(LoginInput, body);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual(errors);
   });
 });
