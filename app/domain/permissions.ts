@@ -120,6 +120,28 @@ export function canAll(actor: Pick<Actor, "roles" | "permissions" | "kind"> | nu
 }
 
 /**
+ * Who may list and open employees (the employee screens' and API's guard, the dashboard's count, report links):
+ * view_employees, and manage_employees reads them too (decision 007, the employee resource's "readers").
+ */
+export const EMPLOYEE_READERS: readonly Permission[] = ["view_employees", "manage_employees"];
+
+export function canReadEmployees(actor: Pick<Actor, "roles" | "permissions" | "kind"> | null | undefined): boolean {
+  return canAny(actor, EMPLOYEE_READERS);
+}
+
+/** Who may open a client's profile (the /patients/profile guard): view_clients. */
+export const CLIENT_READER: Permission = "view_clients";
+
+export function canReadClients(actor: Pick<Actor, "roles" | "permissions" | "kind"> | null | undefined): boolean {
+  return can(actor, CLIENT_READER);
+}
+
+/** Who may read parent accounts (their names and sign-in emails; the parent screens' guard): view_parents. */
+export function canReadParents(actor: Pick<Actor, "roles" | "permissions" | "kind"> | null | undefined): boolean {
+  return can(actor, "view_parents");
+}
+
+/**
  * Location scope for reads: `null` means every location (all-access roles and
  * `access_all_locations`); otherwise the list of location ids the actor may see.
  */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { CsvCell } from "./csv";
 import { MAX_PAGE, PositiveInt } from "./paging";
-import type { Permission } from "./permissions";
+import { canReadClients, canReadEmployees, type Actor, type Permission } from "./permissions";
 import { isProductDate } from "./weeks";
 
 /**
@@ -102,11 +102,32 @@ export interface ReportColumn<R> {
   header: string;
   /** The cell: shown on the screen and written to the CSV (numbers stay numbers in the file). */
   value: (row: R) => CsvCell;
-  /** A link for the cell on the screen (not in the CSV); null for no link. */
-  href?: (row: R) => string | null;
+  /** A link for the cell on the screen (not in the CSV); null for no link. `links`: the profiles the reader may open. */
+  href?: (row: R, links: ProfileLinks) => string | null;
   /** Right-aligned figures. */
   numeric?: boolean;
 }
+
+/**
+ * The profiles a report's reader may open. Reports need only manage_notes (decision 038), so a client or employee
+ * name links to its profile only when the reader passes that profile's guard; otherwise it is plain text
+ * (decision 007: a link that always ends in Access Denied helps nobody).
+ */
+export interface ProfileLinks {
+  clients: boolean;
+  employees: boolean;
+}
+
+export const NO_PROFILE_LINKS: ProfileLinks = { clients: false, employees: false };
+
+export function profileLinksOf(actor: Pick<Actor, "roles" | "permissions" | "kind">): ProfileLinks {
+  return { clients: canReadClients(actor), employees: canReadEmployees(actor) };
+}
+
+/** A client's profile, when the reader may open it. */
+export const clientHref = (id: number | null | undefined, links: ProfileLinks): string | null => (id && links.clients ? `/patients/profile/${id}` : null);
+/** An employee's profile, when the reader may open it. */
+export const employeeHref = (id: number | null | undefined, links: ProfileLinks): string | null => (id && links.employees ? `/doctors/profile/${id}` : null);
 
 /* ------------------------------------------------------------------ filters */
 

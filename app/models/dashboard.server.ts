@@ -3,7 +3,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "~/db/client.server";
 import { bips, locations, noteCounts, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
-import { can, locationScope, type Actor } from "~/domain/permissions";
+import { can, canReadClients, canReadEmployees, locationScope, type Actor } from "~/domain/permissions";
 import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
 import { zonedDate, zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 import { idsIn } from "./scope.server";
@@ -20,12 +20,13 @@ const DEFAULT_TIME_ZONE = "UTC";
  * What the dashboard may show the actor: each count and list only with the view permission of what it
  * counts or names (decision 007, 2026-11-27): clients → view_clients (the recent clients, the client counts and
  * the year chart), plans → view_bips (the plan rows also need view_clients: they name clients), notes →
- * view_notes, employees → view_employees. What may not be shown is not read, and answers null.
+ * view_notes, employees → whoever may list employees (view_employees or manage_employees, `canReadEmployees`).
+ * What may not be shown is not read, and answers null.
  */
 export function dashboardShows(actor: Actor) {
-  const clients = can(actor, "view_clients");
+  const clients = canReadClients(actor);
   const plans = can(actor, "view_bips");
-  return { clients, plans, planRows: plans && clients, notes: can(actor, "view_notes"), employees: can(actor, "view_employees") };
+  return { clients, plans, planRows: plans && clients, notes: can(actor, "view_notes"), employees: canReadEmployees(actor) };
 }
 
 /** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { canAny } from "~/domain/permissions";
+import { canReadEmployees } from "~/domain/permissions";
 import { forbidden, requireStaff } from "~/services/guard.server";
 
 /** /doctors → the employee list, for whoever may open it (view_employees or manage_employees). */
@@ -8,7 +8,7 @@ export const handle = { guard: "view_employees" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requireStaff(request, context);
-  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
+  if (!canReadEmployees(actor)) throw forbidden();
   return redirect("/doctors/list");
 }
 

@@ -7,7 +7,7 @@ import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
 import { employeeListScreen } from "~/models/employees.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
-import { can, canAny } from "~/domain/permissions";
+import { can, canReadEmployees } from "~/domain/permissions";
 import { forbidden, requireStaff } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Employees · Baseline" }];
@@ -20,7 +20,7 @@ export const handle = { guard: "view_employees" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requireStaff(request, context);
-  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
+  if (!canReadEmployees(actor)) throw forbidden();
   const { query, queryError, params } = listQueryFrom(request);
   const ctx = modelContextFor(context, actor);
   const { page, locations, filterErrors } = await employeeListScreen(ctx, query, { location_id: params.location_id, status: params.status });

@@ -4,7 +4,7 @@ import { Link } from "~/components/ui/link";
 import { Fragment } from "react";
 import { FormMessage } from "~/components/ui/field";
 import { COMPLIANCE_FIELDS, COMPLIANCE_LABELS, EMPLOYMENT_NUMBER_FIELDS, PAY_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
-import { can, canAny } from "~/domain/permissions";
+import { can, canReadEmployees } from "~/domain/permissions";
 import { getEmployeeProfile, type EmployeeProfile as Profile } from "~/models/employees.server";
 import { modelContextFor } from "~/services/forms.server";
 import { forbidden, notFound, requireStaff } from "~/services/guard.server";
@@ -16,7 +16,7 @@ export const handle = { guard: "view_employees" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requireStaff(request, context);
-  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
+  if (!canReadEmployees(actor)) throw forbidden();
   const id = Number(params.id);
   const employee = Number.isSafeInteger(id) && id > 0 ? await getEmployeeProfile(modelContextFor(context, actor), id) : null;
   if (!employee) throw notFound("Employee not found.");

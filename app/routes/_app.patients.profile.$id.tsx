@@ -11,7 +11,7 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { posLabel } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
-import { can } from "~/domain/permissions";
+import { can, CLIENT_READER } from "~/domain/permissions";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, patientTimeZoneQuery, unitsElsewhereQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { findPatient, getPatientProfile } from "~/models/patients.server";
@@ -24,10 +24,10 @@ import { randomToken } from "~/services/crypto.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
-export const handle = { guard: "view_clients" };
+export const handle = { guard: CLIENT_READER };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_clients");
+  const { actor } = await requirePermission(request, context, CLIENT_READER);
   const ctx = modelContextFor(context, actor);
   const id = requireId(params.id, "Patient");
   // The record (with its names and the audit tail) first; its PA services come back in the batch of
@@ -60,7 +60,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 /** PA services are added, changed and deleted on the profile (intents pa-create, pa-update, pa-delete). */
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_clients");
+  const { actor } = await requirePermission(request, context, CLIENT_READER);
   if (!can(actor, "manage_clients")) throw forbidden();
   const id = requireId(params.id, "Patient");
   const ctx = modelContextFor(context, actor);

@@ -18,5 +18,5 @@ export const loader = reportScreenLoader;
 export default function ReportRoute() {
   const d = useLoaderData<typeof loader>();
   const def = REPORT_DEFINITIONS[d.key]!;
-  return <ReportScreen def={def} values={d.values} errors={d.errors} options={d.options} page={d.page as unknown as Paged<object>} notes={d.notes} chart={d.chart} pinned={d.pinned} />;
+  return <ReportScreen def={def} values={d.values} errors={d.errors} options={d.options} page={d.page as unknown as Paged<object>} notes={d.notes} chart={d.chart} pinned={d.pinned} links={d.links} />;
 }

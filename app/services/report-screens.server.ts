@@ -7,7 +7,7 @@ import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { can, canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
-import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_PER_PAGE, ReportPageQuery, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
+import { CSV_MAX_ROWS, filterInput, isReportKey, profileLinksOf, REPORT_PER_PAGE, ReportPageQuery, type FilterOptions, type ProfileLinks, type ReportDefinition, type ReportKey } from "~/domain/reports";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { parseWith } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
@@ -290,6 +290,8 @@ export interface ReportScreenData {
   chart: ReportChart | null;
   /** The values the page links and the CSV link keep so that they read what this page read (`as_of`). */
   pinned: Record<string, string>;
+  /** The profiles the reader may open: client and employee names link only to those (decision 007). */
+  links: ProfileLinks;
 }
 
 /** GET /reports/:report — the screen's data; a bad filter answers 400 with its field messages and no rows. */
@@ -307,6 +309,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     notes: [],
     chart: null,
     pinned: {},
+    links: profileLinksOf(actor),
   });
   if (Object.keys(parsed.errors).length || parsed.filters === null) {
     const options = toOptions((await ctx.db.batch(optionReads(ctx, def, parsed.input) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
@@ -345,6 +348,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     notes: answer.notes ?? [],
     chart: answer.chart ?? null,
     pinned: answer.asOf != null ? { as_of: String(answer.asOf) } : {},
+    links: profileLinksOf(actor),
   };
   return body;
 }

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { ListQuery } from "~/domain/paging";
-import { canAny } from "~/domain/permissions";
+import { canReadEmployees, EMPLOYEE_READERS } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import {
   changeEmployeePassword,
@@ -32,7 +32,7 @@ const viewEmployees: GuardMiddleware = Object.assign(
   async (c: Context<AppEnv>, next: () => Promise<void>) => {
     let allowed = false;
     const refused = await requireApiStaff(c, async () => {
-      allowed = canAny(c.var.actor, ["view_employees", "manage_employees"]);
+      allowed = canReadEmployees(c.var.actor);
     });
     if (refused) return refused;
     if (!allowed) return jsonError(c, 403, "You don't have permission to access this resource.");
@@ -52,7 +52,7 @@ export const employeeResource: RestResource<EmployeeJson> = {
   label: "Employee",
   view: "view_employees",
   manage: "manage_employees",
-  readers: ["manage_employees"],
+  readers: EMPLOYEE_READERS,
   list: (ctx, query, filters) => listEmployees(ctx, query, filters),
   get: getEmployee,
   update: updateEmployee,

@@ -7,7 +7,7 @@ import { DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/dat
 import { FormMessage } from "~/components/ui/field";
 import { FilterButtons } from "~/components/ui/list";
 import type { Paged } from "~/domain/paging";
-import { CSV_MAX_ROWS, csvHref, type FilterOptions, type ReportColumn, type ReportDefinition, type ReportFilter } from "~/domain/reports";
+import { CSV_MAX_ROWS, csvHref, NO_PROFILE_LINKS, type FilterOptions, type ProfileLinks, type ReportColumn, type ReportDefinition, type ReportFilter } from "~/domain/reports";
 import { groupDigits } from "~/domain/validation";
 
 /**
@@ -16,18 +16,19 @@ import { groupDigits } from "~/domain/validation";
  * the table from the definition's columns (the same list the CSV writes), pagination, and the CSV link.
  */
 
-function cellOf<R>(c: ReportColumn<R>, row: R): ReactNode {
+/** A cell: a link only where the column gives one for this reader (client and employee names: `links`). */
+function cellOf<R>(c: ReportColumn<R>, row: R, links: ProfileLinks): ReactNode {
   const value = c.value(row);
   const text = value === null || value === undefined ? "" : typeof value === "number" ? groupDigits(value) : String(value);
-  const href = c.href?.(row);
+  const href = c.href?.(row, links);
   return href ? <Link to={href}>{text}</Link> : text;
 }
 
-export function screenColumns<R>(columns: readonly ReportColumn<R>[]): Column<R>[] {
+export function screenColumns<R>(columns: readonly ReportColumn<R>[], links: ProfileLinks = NO_PROFILE_LINKS): Column<R>[] {
   return columns.map((c) => ({
     header: c.header,
     className: c.numeric ? "num" : undefined,
-    cell: (row: R) => cellOf(c, row),
+    cell: (row: R) => cellOf(c, row, links),
   }));
 }
 
@@ -85,9 +86,11 @@ export interface ReportScreenProps<R> {
   chart: ReportChart | null;
   /** What the page links and the CSV link keep so that they read what this page read (`as_of`). */
   pinned?: Record<string, string>;
+  /** The profiles this reader may open: names link only to those (none when not given). */
+  links?: ProfileLinks;
 }
 
-export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chart, pinned = {} }: ReportScreenProps<R>) {
+export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chart, pinned = {}, links = NO_PROFILE_LINKS }: ReportScreenProps<R>) {
   const [params] = useSearchParams();
   const hasErrors = Object.keys(errors).length > 0;
   const filters = (
@@ -127,7 +130,7 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
           <p>{FILTERS_REFUSED_TEXT}</p>
         </>
       ) : (
-        <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} keep={pinned} />
+        <DataList page={page} columns={screenColumns(def.columns, links)} rowKey={def.rowKey} filters={filters} caption={def.title} keep={pinned} />
       )}
       <p className="hint">The CSV export holds every matching row, at most {CSV_MAX_ROWS.toLocaleString("en-US")}; narrow the filters for more.</p>
     </section>

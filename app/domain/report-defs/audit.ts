@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineReport, optionalId, optionalText, PERIOD_FILTERS, REPORTS_PERMISSION, withPeriod, REPORT_TITLES, type ReportColumn } from "../reports";
+import { clientHref, defineReport, optionalId, optionalText, PERIOD_FILTERS, REPORTS_PERMISSION, withPeriod, REPORT_TITLES, type ReportColumn } from "../reports";
 
 /**
  * The logs and access reports (issue 12): both read the audit trail (app/services/audit.server.ts). Logs is
@@ -39,7 +39,6 @@ export function recordText(r: Pick<AuditReportRow, "entity" | "entity_id">): str
   return r.entity_id ? `${r.entity} #${r.entity_id}` : r.entity;
 }
 
-const clientHref = (r: AuditReportRow) => (r.patient_id ? `/patients/profile/${r.patient_id}` : null);
 
 const whenColumn: ReportColumn<AuditReportRow> = {
   header: "When",
@@ -60,7 +59,7 @@ const recordColumn: ReportColumn<AuditReportRow> = {
 const clientColumn: ReportColumn<AuditReportRow> = {
   header: "Client",
   value: (r) => r.client_name ?? (r.patient_id ? `#${r.patient_id}` : ""),
-  href: clientHref,
+  href: (r, links) => clientHref(r.patient_id, links),
 };
 const addressColumn: ReportColumn<AuditReportRow> = {
   header: "Address",

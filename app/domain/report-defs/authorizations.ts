@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { pacingState, type Pacing } from "../pa-pacing";
-import { defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
+import { clientHref, defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
 
 /**
  * The authorization reports (issue 12; decision 038): pas (each authorization with units used, remaining,
@@ -53,7 +53,6 @@ export function projectedPercent(r: Pick<AuthorizationRow, "n_units" | "pacing">
   return r.n_units > 0 ? Math.round((projectedUse(r) * 100) / r.n_units) : null;
 }
 
-const clientHref = (r: AuthorizationRow) => `/patients/profile/${r.patient_id}`;
 
 export const pasReport = defineReport<PaFilters, AuthorizationRow>({
   key: "pas",
@@ -83,7 +82,7 @@ export const pasReport = defineReport<PaFilters, AuthorizationRow>({
   ],
   schema: PaFilters,
   columns: [
-    { header: "Client", value: (r) => r.client_name, href: clientHref },
+    { header: "Client", value: (r) => r.client_name, href: (r, links) => clientHref(r.patient_id, links) },
     { header: "Location", value: (r) => r.location },
     { header: "Service", value: (r) => r.pa_service },
     { header: "CPT", value: (r) => r.cpt },
@@ -124,7 +123,7 @@ export const clientProjectionReport = defineReport<ProjectionFilters, Authorizat
   ],
   schema: ProjectionFilters,
   columns: [
-    { header: "Client", value: (r) => r.client_name, href: clientHref },
+    { header: "Client", value: (r) => r.client_name, href: (r, links) => clientHref(r.patient_id, links) },
     { header: "Service", value: (r) => r.pa_service },
     { header: "CPT", value: (r) => r.cpt },
     { header: "Ends", value: (r) => r.end_date },

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
+import { clientHref, defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
 
 /**
  * client-eligibility (issue 12; decision 038): the clients whose insurance eligibility or authorization lapses
@@ -82,7 +82,7 @@ export const clientEligibilityReport = defineReport<EligibilityFilters, Eligibil
     {
       header: "Client",
       value: (r) => r.client_name,
-      href: (r) => `/patients/profile/${r.patient_id}`,
+      href: (r, links) => clientHref(r.patient_id, links),
     },
     { header: "Location", value: (r) => r.location },
     { header: "What lapses", value: (r) => KIND_TEXT[r.kind] },

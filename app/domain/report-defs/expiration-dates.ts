@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { COMPLIANCE_FIELDS } from "../employees";
-import { defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
+import { defineReport, employeeHref, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
 
 /**
  * expiration-dates (issue 12; decision 038): each employee's compliance dates (platform §3, the `compliance`
@@ -81,7 +81,7 @@ export const expirationDatesReport = defineReport<ExpirationFilters, ExpirationR
     {
       header: "Employee",
       value: (r) => r.employee,
-      href: (r) => `/doctors/profile/${r.user_id}`,
+      href: (r, links) => employeeHref(r.user_id, links),
     },
     { header: "Location", value: (r) => r.location },
     { header: "Item", value: (r) => complianceLabel(r.item) },

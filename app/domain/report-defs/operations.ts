@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { money } from "../billing";
-import { defineReport, oneOf, optionalId, PERIOD_FILTERS, REPORT_TITLES, REPORTS_PERMISSION, withPeriod, type ReportColumn, type ReportFilter } from "../reports";
+import { clientHref, defineReport, employeeHref, oneOf, optionalId, PERIOD_FILTERS, REPORT_TITLES, REPORTS_PERMISSION, withPeriod, type ReportColumn, type ReportFilter } from "../reports";
 import {
   AGE_BUCKETS,
   HOURS_GROUP_LABELS,
@@ -147,8 +147,6 @@ export type TicketReportFilters = v.InferOutput<typeof TicketFilters>;
 /* ---------------------------------------------------------------- columns */
 
 const hoursOf = (minutes: number) => hoursText(minutes);
-const employeeHref = (id: number | null) => (id ? `/doctors/profile/${id}` : null);
-const clientHref = (id: number | null) => (id ? `/patients/profile/${id}` : null);
 const PERIOD_NOTE = "The period defaults to this month (a missing end is the end of the start's month); at most one year.";
 const NOTES_COUNTED = "Counts the live session notes of live clients whose session date is in the period.";
 /** Payroll and hours by provider or CPT measure the staff's work: a deleted client's sessions still happened (decision 039, 2026-11-27). */
@@ -165,7 +163,7 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
     {
       header: "Employee",
       value: (r) => r.employee,
-      href: (r) => employeeHref(r.provider_id),
+      href: (r, links) => employeeHref(r.provider_id, links),
     },
     { header: "Location", value: (r) => r.location },
     { header: "Role", value: (r) => r.role.toUpperCase() },
@@ -211,7 +209,7 @@ export const hoursReport = defineReport<HoursFilters, HoursRow>({
     {
       header: "Provider, client or CPT",
       value: (r) => r.label,
-      href: (r) => clientHref(r.patient_id),
+      href: (r, links) => clientHref(r.patient_id, links),
     },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
     { header: "Units", value: (r) => r.units, numeric: true },
@@ -253,7 +251,7 @@ export const supervisionReport = defineReport<SupervisionFilters, SupervisionRow
     {
       header: "Client",
       value: (r) => r.client,
-      href: (r) => clientHref(r.patient_id),
+      href: (r, links) => clientHref(r.patient_id, links),
     },
     { header: "Location", value: (r) => r.location },
     {
@@ -309,7 +307,7 @@ export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({
     {
       header: "Provider",
       value: (r) => r.provider,
-      href: (r) => employeeHref(r.provider_id),
+      href: (r, links) => employeeHref(r.provider_id, links),
     },
     { header: "Clients", value: (r) => r.clients, numeric: true, href: (r) => r.clients_href },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
