@@ -13,6 +13,22 @@ export const PARENT_STATUSES = ["active", "inactive"] as const;
  */
 export const LINKED_PARENT_ELSEWHERE = "Linked parent (another location)";
 
+/**
+ * How the client's profile names a linked parent account to a reader without view_parents (decision 007, stop 40):
+ * only that one is linked, neither whose nor their sign-in email.
+ */
+export const LINKED_PARENT_NOT_SHOWN = "A parent account is linked";
+
+/**
+ * A parent in the client form's parent select: with view_parents, the name and sign-in email; without it (a
+ * manage_clients holder must still be able to link a parent), the name and the record number, no email
+ * (decision 007, stop 40).
+ */
+export function parentOptionLabel(p: { id: number; name: string; surname: string; email: string }, readsParents: boolean): string {
+  const name = `${p.name} ${p.surname}`.trim();
+  return readsParents ? `${name} (${p.email})` : `${name} (#${p.id})`;
+}
+
 export const ParentInput = v.object({
   name: requiredLine("Name", 100),
   surname: requiredLine("Surname", 100),

@@ -8,13 +8,13 @@ import { auditLog, insurances, locations, parents, patients, scheduledSessions, 
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
-import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
+import { LINKED_PARENT_ELSEWHERE, LINKED_PARENT_NOT_SHOWN, parentOptionLabel } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, insurerPairRefusal, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { canSeeLocation, locationScope } from "~/domain/permissions";
+import { canReadParents, canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
 import { fieldsSetElsewhere, namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
@@ -789,7 +789,7 @@ type FormOptionRows = BatchResponse<ReturnType<typeof patientFormOptionReads>>;
 type ParentOption = { id: number; name: string; surname: string; email: string };
 
 /** The options of the client form from the results of patientFormOptionReads and the parents read. */
-export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[], client: PatientJson | null = null) {
+export function patientFormOptionsFrom(ctx: ModelContext, locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[], client: PatientJson | null = null) {
   const shown = locationId !== null && locs.some((l) => l.id === locationId) ? locs.filter((l) => l.id === locationId) : locs;
   const byLocation: Record<number, StaffOption[]> = {};
   // A stored employee listed marked (not at the client's location) is not offered again, unmarked, in the fields
@@ -800,7 +800,7 @@ export function patientFormOptionsFrom(locationId: number | null, [locs, insurer
   const tooManyStaff = shown.length > 1 && staffRows.length > STAFF_OPTIONS_MAX;
   return {
     locations: locs,
-    parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
+    parents: parentList.map((p) => ({ id: p.id, name: parentOptionLabel(p, canReadParents(ctx.actor)) })),
     insurers: insurers.map((i) => ({ id: i.id, name: i.name })),
     staff: tooManyStaff ? [] : shown.map((l) => ({ label: l.title, options: byLocation[l.id] ?? [] })),
     tooManyStaff,
@@ -816,7 +816,7 @@ export function patientFormOptionsFrom(locationId: number | null, [locs, insurer
 export async function patientFormOptions(ctx: ModelContext, locationId: number | null, tail?: KnownTail) {
   const [parentList, ...rows] = await ctx.db.batch([parentOptionsQuery(ctx), ...patientFormOptionReads(ctx, locationId)]);
   await auditClientsRead(ctx.db, who(ctx), "parent", clientIds(parentList, (p) => p.id), tail, "parents");
-  return patientFormOptionsFrom(locationId, rows, parentList);
+  return patientFormOptionsFrom(ctx, locationId, rows, parentList);
 }
 
 /**
@@ -852,7 +852,7 @@ export async function getPatientForm(ctx: ModelContext, patientId: number, staff
   // location's staff at once would be hundreds of kilobytes of options at a large clinic.
   const at = staffAt ?? patient.location_id;
   const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, at, patient), row.tail);
-  const options = patientFormOptionsFrom(at, rows, parentList, patient);
+  const options = patientFormOptionsFrom(ctx, at, rows, parentList, patient);
   // A stored insurer that was deleted stays in the fields that store it, marked, so an untouched save keeps it.
   const insurers = [...options.insurers, ...row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name), only: INSURER_FIELDS.filter((f) => patient[f] === i.id) }))];
   const parentOptions = linked && !linkedSeen ? [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] : options.parents;
@@ -911,7 +911,9 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
     patient: patientJson(row.p, ctx.now()),
     options: {
       locations: row.location,
-      parents: row.parent.map((p) => ({ id: p.id, name: canSeeParent(ctx, p) ? `${fullName(p)} (${p.email})` : LINKED_PARENT_ELSEWHERE })),
+      // Without view_parents only that a parent account is linked (decision 007, stop 40); with it, a parent at a
+      // location the reader cannot see is not named either.
+      parents: row.parent.map((p) => ({ id: p.id, name: !canReadParents(ctx.actor) ? LINKED_PARENT_NOT_SHOWN : canSeeParent(ctx, p) ? parentOptionLabel(p, true) : LINKED_PARENT_ELSEWHERE })),
       insurers: row.insurers,
       /** The client's stored insurers that were deleted, named so (for the profile's names, not to be chosen). */
       deletedInsurers: row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name) })),

@@ -76,7 +76,8 @@ describe("a linked parent the editor cannot see (probe 8963 D1)", () => {
     const theirs = await createLocation();
     const parent = await createParent({ locationId: theirs.id, name: "Hidden", surname: "Guardian" });
     const p = await createPatient({ locationId: mine.id, parentId: parent.id });
-    const editor = await createUser({ permissions: MANAGE, locations: [mine.id] });
+    // A reader of parents (decision 007, stop 40): without view_parents no parent is named anyway.
+    const editor = await createUser({ permissions: [...MANAGE, "view_parents"], locations: [mine.id] });
     const cookie = await signInCookie(editor);
     const html = await (await request(`/patients/list/edit/${p.id}`, { cookie })).text();
     expect(optionsOf(html, "parent_id")).toContainEqual([String(parent.id), "Linked parent (another location)"]);
@@ -101,7 +102,7 @@ describe("a linked parent the editor cannot see (probe 8963 D1)", () => {
     const loc = await createLocation();
     const parent = await createParent({ locationId: loc.id, name: "Zzvisible", surname: "Guardian" });
     const p = await createPatient({ locationId: loc.id, parentId: parent.id });
-    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const cookie = await signInCookie(await createUser({ permissions: [...MANAGE, "view_parents"], locations: [loc.id] }));
     const html = await (await request(`/patients/list/edit/${p.id}`, { cookie })).text();
     expect(optionsOf(html, "parent_id")).toContainEqual([String(parent.id), `Zzvisible Guardian (${parent.email})`]);
     expect((await untouchedSave(p.id, cookie)).status).toBe(303);

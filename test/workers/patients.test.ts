@@ -512,7 +512,7 @@ describe("statement budgets (platform: at most 5 D1 statements per request)", ()
     const staff = await createUser({ permissions: [], locations: [loc.id], name: "Profstaff" });
     const parent = await createParent({ name: "Pam", surname: "Guard" });
     const p = await createPatient({ locationId: loc.id, parentId: parent.id, bcbaHomeId: staff.id });
-    const actor = (await getUserActor(db(), (await createUser({ permissions: VIEW, locations: [loc.id] })).id))!;
+    const actor = (await getUserActor(db(), (await createUser({ permissions: [...VIEW, "view_parents"], locations: [loc.id] })).id))!;
     const counting = countingDb();
     const profile = await getPatientProfile({ db: counting.db, actor, ip: "203.0.113.5", now: () => new Date() }, p.id);
     expect(counting.statements()).toBe(2);
