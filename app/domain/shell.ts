@@ -48,10 +48,13 @@ export function visibleSidebar(actor: Actor, items: readonly NavItem[] = SIDEBAR
 }
 
 const LOGO_ROLES = ["SUPERADMIN", "ADMIN", "MANAGER", "BCBA", "RBT"];
-const PROFILE_ROLES = ["SUPERADMIN", "ADMIN", "MANAGER", "DOCTOR", "LM", "BCBA", "RBT"];
-
 export const showsLogoLink = (actor: Actor) => actor.roles.some((r) => LOGO_ROLES.includes(r));
-export const showsProfileLink = (actor: Actor) => actor.roles.some((r) => PROFILE_ROLES.includes(r));
+/**
+ * The user menu's Profile link, for every principal who may open /profile (its guard: any signed-in principal):
+ * a staff user of any role, a custom one too, and a parent. /profile is everyone's own settings page (two-factor,
+ * sign-in email, backup codes, avatar), wider than platform §2's list of roles (decision 015, stop 40).
+ */
+export const showsProfileLink = (actor: Pick<Actor, "kind">) => actor.kind === "user" || actor.kind === "parent";
 
 export interface NotificationSummary {
   unread_tickets_count: number;

@@ -33,10 +33,18 @@ describe("header", () => {
     [["LM"], false, true],
     [["BCBA"], true, true],
     [["RBT"], true, true],
-    [["BCaBA"], false, false],
+    // /profile is everyone's own settings page (decision 015, stop 40): the link is wider than platform §2's list.
+    [["BCaBA"], false, true],
+    [["NOTESMGR"], false, true],
+    [[], false, true],
   ])("%j: logo link %s, profile link %s", (roles, logo, profile) => {
     expect(showsLogoLink(actor(roles))).toBe(logo);
     expect(showsProfileLink(actor(roles))).toBe(profile);
+  });
+
+  it("a parent has the Profile link (two-factor, email and avatar are changed there) and no logo link", () => {
+    expect(showsProfileLink(actor([], [], "parent"))).toBe(true);
+    expect(showsLogoLink(actor([], [], "parent"))).toBe(false);
   });
 });
 
