@@ -106,7 +106,8 @@ export default function Claims() {
         <h1>Claims</h1>
         {/* The payer's answers (decision 033): the remittances and the 835 import, under the same manage_claims. */}
         <span>
-          <Link to="/claims/remittances">Remittances</Link>{" "}
+          {/* The scrubber's report (decision 034), under the same manage_claims. */}
+          <Link to="/billing/scrubber">Pre-billing check</Link> <Link to="/claims/remittances">Remittances</Link>{" "}
           <Link className="btn" to="/claims/remittances/import">
             Import an 835
           </Link>

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
 import { DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { DateRangeFilter, FilterButtons, FilterSelect, unshownFilterError } from "~/components/ui/list";
@@ -18,7 +19,8 @@ const FIELDS = ["location_id", "provider_id", "date_from", "date_to", "status"];
  * `rowHref`: a client's link, given the list's filters as its report reads them (`reportLinkQuery`: the period), to
  * append to the address.
  */
-export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, reportQuery: string) => string; hiddenFields?: Record<string, string> }) {
+/** `links`: the related screens the page head offers (the route's guard decides who sees them). */
+export function BillingListScreen({ title, rowHref, hiddenFields = {}, links }: { title: string; rowHref: (row: BillingListRow, reportQuery: string) => string; hiddenFields?: Record<string, string>; links?: ReactNode }) {
   type Data = { list: BillingList; filterErrors: FilterErrors; typedPeriod: { from: string; to: string } };
   const { list, filterErrors, typedPeriod } = useLoaderData<Data>() as unknown as Data;
   const [params] = useSearchParams();
@@ -50,6 +52,7 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
     <section className="card">
       <div className="page-head">
         <h1>{title}</h1>
+        {links ? <span>{links}</span> : null}
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={unshownFilterError(filterErrors, FIELDS)} />
