@@ -704,8 +704,14 @@ export const scheduledSessions = sqliteTable(
     createdBy: integer("created_by").references(() => users.id),
     version: integer("version").notNull().default(1),
     ...timestamps,
+    /**
+     * Last (migration 0038): the booking form's one-time token, or an API booking's Idempotency-Key token (decision
+     * 024), on the first session of the booking it made: a resend answers that booking (decision 037, stop 40).
+     */
+    formToken: text("form_token"),
   },
   (t) => [
+    uniqueIndex("scheduled_sessions_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
     index("scheduled_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.status} != 'cancelled'`),
     // The calendar (decision 037): as notes_calendar_idx, for the sessions still scheduled.
     index("scheduled_calendar_idx").on(t.locationId, t.sessionDate, t.startAt, t.id, t.patientId, t.providerId, t.status).where(sql`${t.status} = 'scheduled'`),
@@ -1211,9 +1217,15 @@ export const claims = sqliteTable(
      * before stop 25 (the viewer then says it shows the current records).
      */
     sentData: text("sent_data"),
+    /**
+     * Last (migration 0038): the build form's one-time token, or an API build's Idempotency-Key token (decision 024):
+     * the build's first claim holds it, its others `<token>#<n>`; a resend answers the claims it built (decision 032).
+     */
+    formToken: text("form_token"),
   },
   (t) => [
     uniqueIndex("claims_number_unique").on(t.claimNumber),
+    uniqueIndex("claims_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
     index("claims_location_status_created_idx").on(t.locationId, t.status, t.createdAt),
     index("claims_status_created_idx").on(t.status, t.createdAt),
     index("claims_patient_idx").on(t.patientId),

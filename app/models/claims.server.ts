@@ -19,7 +19,8 @@ import { noteScope } from "./notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, replayedOk, type ModelResult } from "./results";
+import { idempotencyKeyReused, keyScope, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { nextIdOf } from "./ids.server";
 import { storedAdjustments, storedRemarks, type AdjustmentJson, type RemarkJson } from "./remittances.server";
 
@@ -232,20 +233,55 @@ export interface BuiltClaim {
   errors: ClaimIssue[];
 }
 
-/** Builds draft claims from billed notes (see the module comment). */
-export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BuiltClaim[]>> {
+/** The same Idempotency-Key sent before with another build (422). */
+export const BUILD_KEY_REUSED = idempotencyKeyReused("claim build");
+
+/**
+ * The claims a build's one-time token made (decision 024): its first claim holds the token, the others `<token>#<n>`
+ * ('$' follows '#'); for an Idempotency-Key, any token of its scope (another body answers 422). In the actor's scope.
+ */
+function tokenClaimsRead(ctx: ModelContext, token: string | null) {
+  const match = !token ? sql`1 = 0` : keyScope(token) ? tokenMatch(claims.formToken, token) : sql`(${claims.formToken} = ${token} or (${claims.formToken} > ${`${token}#`} and ${claims.formToken} < ${`${token}$`}))`;
+  return ctx.db
+    .select({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents, errors: claims.errors, formToken: claims.formToken, lines: sql<number>`(select count(*) from claim_lines l where l.claim_id = ${claims.id})`.mapWith(Number) })
+    .from(claims)
+    .where(and(match, scopeOf(ctx, claims.locationId)))
+    .orderBy(asc(claims.id));
+}
+
+type SentClaim = Awaited<ReturnType<typeof tokenClaimsRead>>[number];
+
+/** A resend's answer: the claims its build made, with the first answer's message (decision 032, stop 40). */
+function replayBuild(token: string, sent: SentClaim[]): ModelResult<BuiltClaim[]> {
+  if (!sent.some((c) => c.formToken === token)) return invalid({ form: BUILD_KEY_REUSED });
+  const built: BuiltClaim[] = sent.map((c) => ({ id: c.id, claim_number: c.claimNumber, patient_id: c.patientId, total_cents: c.totalCents, lines: c.lines, errors: JSON.parse(c.errors || "[]") as ClaimIssue[] }));
+  return replayedOk(built, builtMessage(built));
+}
+
+const builtMessage = (built: BuiltClaim[]) => (built.length === 1 ? `Claim ${built[0]!.claim_number} built.` : `${built.length} claims built.`);
+
+/**
+ * Builds draft claims from billed notes (see the module comment). `formToken` (the build form's one-time token, or
+ * the API's Idempotency-Key as idempotencyToken made it) is stored with the claims: a resend answers the claims the
+ * first build made, never "already on claim" about them (decision 032).
+ */
+export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<BuiltClaim[]>> {
+  const formToken = oneTimeToken(opts.formToken);
   const parsed = parseWith(BuildInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const ids = parsed.data.note_ids;
   // One batch: the notes with their parties and the payers' prices (pricingReads), the claims they are on, the
   // audit chain's tail and the pre-billing scrubber's facts (decision 034).
   const chosen = inIds(notes.id, ids);
-  const [rows, services, taken, tailRows, ...scrubRows] = await ctx.db.batch([
+  const [rows, services, taken, tailRows, sent, ...scrubRows] = await ctx.db.batch([
     ...pricingReads(ctx, chosen),
     takenQuery(ctx, ids),
     ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+    tokenClaimsRead(ctx, formToken),
     ...scrubReadsFor(ctx, chosen),
   ]);
+  // A resend of a build that landed answers its claims (its notes are on them now).
+  if (formToken && sent.length) return replayBuild(formToken, sent);
   const found = new Set(rows.map((r) => r.id));
   const missing = ids.filter((id) => !found.has(id));
   // Not a candidate (deleted, its client deleted, out of scope or unknown): a refusal on the form, never a 404 page.
@@ -275,7 +311,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
     const data = claimDataOf("C0000000", partyOf({ ...r, provider: renderingOf(r).record }), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber, diagnosisCodes: l.diagnosisCodes })));
     return validateClaim(data);
   });
-  return writeBuild(ctx, rows.map((r) => [r.id, r.version]), grouped, errors, tailRows[0]?.tail);
+  return writeBuild(ctx, rows.map((r) => [r.id, r.version]), grouped, errors, tailRows[0]?.tail, formToken);
 }
 
 function partyOf(r: { patient: PartyRows["patient"]; location: PartyRows["location"]; provider: { name: string | null; surname: string | null; profile: string | null } | null; insurer: { name: string | null; payerId: string | null } | null }): PartyRows {
@@ -293,7 +329,7 @@ function partyOf(r: { patient: PartyRows["patient"]; location: PartyRows["locati
  * not rejected. The notes' own writes refuse a claimed change while a live claim holds the note, in the same
  * statement (liveClaimOf): whichever commits first, the claim bills what its note says.
  */
-async function writeBuild(ctx: ModelContext, read: [id: number, version: number][], grouped: GroupedClaim[], errors: ClaimIssue[][], tail: string | null | undefined): Promise<ModelResult<BuiltClaim[]>> {
+async function writeBuild(ctx: ModelContext, read: [id: number, version: number][], grouped: GroupedClaim[], errors: ClaimIssue[][], tail: string | null | undefined, formToken: string | null): Promise<ModelResult<BuiltClaim[]>> {
   const now = ctx.now().toISOString();
   const ids = read.map(([id]) => id);
   const idsJson = JSON.stringify(ids);
@@ -304,7 +340,8 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
   // Each claim's temporary number (unique until the numbering statement gives it its own).
   const prefix = `tmp-${crypto.randomUUID()}-`;
   const tmps = grouped.map((_, i) => `${prefix}${i}`);
-  const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? [])]));
+  // The one-time token on the first claim, `<token>#<n>` on the others (tokenClaimsRead).
+  const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? []), formToken && (i ? `${formToken}#${i}` : formToken)]));
   const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier, l.diagnosisCodes.join(",")])));
   const linkRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.flatMap((l) => l.noteIds.map((n) => [tmps[i], l.lineNumber, n]))));
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
@@ -319,10 +356,10 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
     (audit) => [
       // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
       // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
-      // adjusted_cents, errors, created_by, version, created_at, updated_at, sent_data. In the order of `grouped`,
-      // so the claims' ids increase in that order.
+      // adjusted_cents, errors, created_by, version, created_at, updated_at, sent_data, form_token. In the order of
+      // `grouped`, so the claims' ids increase in that order.
       ctx.db.insert(claims).select(
-        sql`select null, 'draft', j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 0, null, null, j.value ->> 5, j.value ->> 6, 0, 0, j.value ->> 7, ${ctx.actor.id}, 1, ${now}, ${now}, null
+        sql`select null, 'draft', j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 0, null, null, j.value ->> 5, j.value ->> 6, 0, 0, j.value ->> 7, ${ctx.actor.id}, 1, ${now}, ${now}, null, j.value ->> 8
           from json_each(${claimRows}) j where ${free} order by j.key`,
       ),
       // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
@@ -346,10 +383,14 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
     tail,
   );
   const made = [...(numbered as { id: number; claimNumber: string; patientId: number; totalCents: number }[])].sort((a, b) => a.id - b.id);
-  if (made.length !== grouped.length) return buildRefused(ctx, read);
+  if (made.length !== grouped.length) {
+    // A racing resend of the same form built first: answer its claims.
+    const sent = formToken ? await tokenClaimsRead({ ...ctx, db: primaryOf(ctx.db) }, formToken) : [];
+    return formToken && sent.length ? replayBuild(formToken, sent) : buildRefused(ctx, read);
+  }
 
   const built: BuiltClaim[] = made.map((m, i) => ({ id: m.id, claim_number: m.claimNumber, patient_id: m.patientId, total_cents: m.totalCents, lines: grouped[i]!.lines.length, errors: errors[i] ?? [] }));
-  return ok(built, built.length === 1 ? `Claim ${built[0]!.claim_number} built.` : `${built.length} claims built.`);
+  return ok(built, builtMessage(built));
 }
 
 /** Why a build's write changed nothing (409): a note changed after the build read it, or another build took one. */

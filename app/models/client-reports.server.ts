@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { fastRows } from "~/db/fast-rows.server";
-import { clientReports, insurances, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import { auditLog, clientReports, insurances, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import { centsOf, claimedPrice, dollarsOf, hoursOf, notePayer, priceNote, serviceLabel, serviceProvider, servicesInUse, splitModifiers, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
@@ -24,6 +24,7 @@ import {
   saveInputOf,
   SavePayload,
   savedFields,
+  type SaveInput,
   StatusInput,
   totalsWeek,
   type ReportSort,
@@ -45,7 +46,7 @@ import { NOTES } from "./notes.server";
 import { claimedLine, claimedLineOf, liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
 import { isKeyRace, patientScope, searchCondition, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, nothingToChange, ok, replayedOk, type ModelResult } from "./results";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdQuery } from "./ids.server";
 
@@ -753,6 +754,10 @@ async function saveFacts(ctx: ModelContext, noteId: number, clientId: number | n
         // A new billing record's id, read with the tail so that its create row names it (decision 019).
         nextReportId: nextIdQuery(clientReports).mapWith(Number).as("next_report_id"),
         clientSeen: (clientId === null ? sql<number>`1` : clientSeenSql(ctx, clientId)).as("client_seen"),
+        // Who saved the billing record last (its latest create or update audit row): a resend of one's own save that
+        // landed answers as it did (ownResend).
+        lastSaver: sql<string | null>`(select a.actor_type || ':' || a.actor_id from ${auditLog} a
+          where a.entity = 'client_report' and a.entity_id = cast(${clientReports.id} as text) and a.action in ('create', 'update') order by a.id desc limit 1)`.as("last_saver"),
       })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -854,10 +859,14 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
   // Stale: the client saw another version of the note or of its billing record (or none when one exists now).
   // update/{id} names the record it changes: without a version it sets no precondition, as every API update
   // (probe 8896, stop 25); the screen's row and store always say which version they saw, none for a new record.
-  if (input.noteVersion !== null && input.noteVersion !== note.version) return conflict(current());
   const unconditional = opts.reportId != null && input.version === null;
-  if (existing && !unconditional && input.version !== existing.version) return conflict(current());
-  if (!existing && input.version !== null) return conflict(current());
+  const stale = (input.noteVersion !== null && input.noteVersion !== note.version) || (existing && !unconditional && input.version !== existing.version) || (!existing && input.version !== null);
+  if (stale) {
+    // A resend of the actor's own save that landed (the same form, the same versions: a slow answer, a double click)
+    // answers as that save did; a save on an old version by anyone else, or with other values, keeps its 409 (decision 030).
+    if (ownResend(ctx, input, note, existing, facts)) return replayedOk({ report: clientReportJson(existing!), row: current() }, input.version === null ? BILLING_MESSAGES.added : BILLING_MESSAGES.updated);
+    return conflict(current());
+  }
   // Absent is not cleared: a field the body left out keeps the note's (modifiers, flags) or the record's (PA number, NPI).
   const saved = savedFields(input, { md: note.md, md2: note.md2, billed: note.billed, pay: note.paid, paNumber: existing?.paNumber ?? null, npi: existing?.npi ?? null });
   if (!saved.ok) return invalid(saved.errors);
@@ -956,6 +965,21 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
     return again ? conflict(currentRow(again.n, again.cr)) : notFound("Note");
   }
   return ok({ report: clientReportJson(report), row: currentRow(after, report) }, existing ? BILLING_MESSAGES.updated : BILLING_MESSAGES.added);
+}
+
+/**
+ * A stale save is a resend of the actor's own save that landed when the note and its billing record are each exactly
+ * one version past what it read (the record at version 1 for a create), the actor saved the record last, and the
+ * values it sends are the ones stored now (decision 030, stop 40).
+ */
+function ownResend(ctx: ModelContext, input: SaveInput, note: typeof notes.$inferSelect, existing: ReportRow | null, facts: { lastSaver: string | null; locationNpi: string | null }): boolean {
+  if (!existing || existing.version !== (input.version ?? 0) + 1) return false;
+  if (input.noteVersion !== null && note.version !== input.noteVersion + 1) return false;
+  if (facts.lastSaver !== `${ctx.actor.kind}:${ctx.actor.id}`) return false;
+  const saved = savedFields(input, { md: note.md, md2: note.md2, billed: note.billed, pay: note.paid, paNumber: existing.paNumber ?? null, npi: existing.npi ?? null });
+  if (!saved.ok) return false;
+  const f = saved.fields;
+  return (f.md ?? null) === (note.md ?? null) && (f.md2 ?? null) === (note.md2 ?? null) && f.billed === note.billed && f.pay === note.paid && (f.paNumber ?? null) === (existing.paNumber ?? null) && (f.npi ?? facts.locationNpi ?? null) === (existing.npi ?? null);
 }
 
 /** What a 409 answers: the note's billing fields and its billing record as they are now. */

@@ -3,7 +3,7 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
-import { oneTimeToken } from "~/services/idempotency.server";
+import { idempotencyKeyReused, keyScope, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
@@ -613,6 +613,9 @@ export async function withNextId<R>(ctx: ModelContext, table: AnySQLiteTable & {
   }
 }
 
+/** The same Idempotency-Key sent before with another client (422). */
+export const PATIENT_KEY_REUSED = idempotencyKeyReused("client");
+
 /** What a resend of the add form answers when its client is gone from the actor's sight (decision 024, stop 39). */
 export const PATIENT_FORM_USED = "This form was already used. Open the add form again to add another client.";
 
@@ -623,6 +626,11 @@ export const PATIENT_FORM_USED = "This form was already used. Open the add form 
  */
 async function replayPatient(ctx: ModelContext, formToken: string): Promise<ModelResult<PatientJson> | null> {
   const [sent] = await primaryOf(ctx.db).select({ id: patients.id }).from(patients).where(eq(patients.formToken, formToken));
+  if (!sent && keyScope(formToken)) {
+    // An Idempotency-Key whose scope holds another body's client: the key was reused.
+    const [other] = await primaryOf(ctx.db).select({ id: patients.id }).from(patients).where(tokenMatch(patients.formToken, formToken));
+    if (other) return invalid({ form: PATIENT_KEY_REUSED });
+  }
   if (!sent) return null;
   const found = await findPatient({ ...ctx, db: primaryOf(ctx.db) }, sent.id);
   return found ? replayedOk(found, "Client created.") : invalid({ form: PATIENT_FORM_USED });
@@ -642,7 +650,14 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
   const errors = await checkReferences(ctx, parsed.data, null);
   if (Object.keys(errors).length) return (formToken && errors.patient_identifier === IDENTIFIER_IN_USE && (await replayPatient(ctx, formToken))) || invalid(errors);
   for (let attempt = 0; ; attempt++) {
-    const newId = await nextId(ctx, patients);
+    // An API create's Idempotency-Key (decision 024): any client of its scope, read with the next id. The same key and
+    // body answers the client it added (200); the same key with another body is refused.
+    const db = primaryOf(ctx.db);
+    const [[next], byKey] = formToken && keyScope(formToken)
+      ? await db.batch([db.select({ n: nextIdOf(patients) }).from(patients), db.select({ formToken: patients.formToken }).from(patients).where(tokenMatch(patients.formToken, formToken))])
+      : [await db.select({ n: nextIdOf(patients) }).from(patients), []];
+    if (byKey.length) return byKey.some((r) => r.formToken === formToken) ? ((await replayPatient(ctx, formToken!)) ?? invalid({ form: PATIENT_FORM_USED })) : invalid({ form: PATIENT_KEY_REUSED });
+    const newId = Number(next?.n ?? 1);
     try {
       const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "patient", entityId: newId, patientId: newId }, () => [
         ctx.db

@@ -13,7 +13,9 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
-import { denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { denied, invalid, notFound, ok, replayedOk, type ModelResult } from "./results";
+import { withinUnits } from "~/domain/note-rules";
+import { idempotencyKeyReused, isTokenRace, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { idsIn } from "./scope.server";
 import { choosableStaff, isChoosableStaff } from "./staff.server";
@@ -217,13 +219,47 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
 /** Read-check-write rounds of a booking before it gives up on concurrent writers (422, SCHEDULE_MESSAGES.raced). */
 export const BOOKING_ROUNDS = 5;
 
+/** The same Idempotency-Key sent before with another booking (422). */
+export const BOOKING_KEY_REUSED = idempotencyKeyReused("booking");
+
+/**
+ * The sessions a booking's one-time token made (decision 024): the first session holds the token; a weekly booking's
+ * others are of its series. For an Idempotency-Key, any token of its scope (another body answers 422). Read in the
+ * booking's read batch, so a resend costs no round trip more.
+ */
+function tokenBookingRead(ctx: ModelContext, token: string | null) {
+  if (!token) return scheduledRead(ctx, sql`1 = 0`);
+  const first = sql`(select ${scheduledSessions.id} from ${scheduledSessions} where ${tokenMatch(scheduledSessions.formToken, token)})`;
+  const series = sql`(select ${scheduledSessions.seriesId} from ${scheduledSessions} where ${tokenMatch(scheduledSessions.formToken, token)})`;
+  return scheduledRead(ctx, sql`(${scheduledSessions.id} = ${first} or ${scheduledSessions.seriesId} = ${series})`).orderBy(asc(scheduledSessions.startAt));
+}
+
+/**
+ * A resend's answer: the booking its token made, with the first answer's message, and the PA units warning as it read
+ * before that booking (its sessions still scheduled are taken off the units used now). The same Idempotency-Key with
+ * another body answers 422.
+ */
+function replayBooking(token: string, rows: ScheduledRow[], pa: { n_units: number; used_units: number } | undefined, paServiceId: number): ModelResult<BookingResult> {
+  if (!rows.some((r) => r.s.formToken === token)) return invalid({ form: BOOKING_KEY_REUSED });
+  const sessions = rows.map(scheduledJson);
+  const units = rows.reduce((n, r) => n + r.s.units, 0);
+  const own = rows.filter((r) => r.s.status === "scheduled" && r.s.paServiceId === paServiceId).reduce((n, r) => n + r.s.units, 0);
+  const before = pa ? Number(pa.used_units) - own : 0;
+  const warning = pa && !withinUnits(before, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, pa.n_units - before, rows.length) : null;
+  const seriesId = rows[0]!.s.seriesId;
+  return replayedOk({ series_id: seriesId, sessions, units, warning }, seriesId !== null ? SERIES_BOOKED(rows.length) : SESSION_BOOKED);
+}
+
 /**
  * Books a one-off session or a weekly series (form or API body: BookingSchema). Every occurrence is
  * checked; any refusal refuses the whole booking (422 on the field, naming the dates). The occurrences go
  * in one batch with the series and the audit row. A booking over the PA service's units left is booked,
  * with `warning` set. The provider is the actor unless the actor holds manage_notes (decision 023).
+ * `formToken` (the booking form's one-time token, or the API's Idempotency-Key as idempotencyToken made it) is stored
+ * on the first session: a resend answers the booking it made, never a refusal about that booking (decision 037).
  */
-export async function bookSessions(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BookingResult>> {
+export async function bookSessions(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<BookingResult>> {
+  const formToken = oneTimeToken(opts.formToken);
   const parsed = parseWith(BookingSchema, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const b = parsed.data;
@@ -259,7 +295,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   // of notes and scheduled sessions appends an audit row, so while it still chains, nothing the check read has
   // changed. On a chain race the whole read and check run again (never a blind retry with a fresh tail).
   for (let round = 0; round < BOOKING_ROUNDS; round++) {
-    const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
+    const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled, sent] = await db.batch([
       db
         .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, tail: auditTail, nextSession: nextOf(scheduledSessions), nextSeries: nextOf(scheduleSeries) })
         .from(patients)
@@ -285,7 +321,10 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
       scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
       noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${providerFrom}`, sql`${notes.startAt} < ${providerTo}`, nearDates(notes.startAt))!),
       scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${providerFrom}`, sql`${scheduledSessions.startAt} < ${providerTo}`, nearDates(scheduledSessions.startAt))!),
+      tokenBookingRead(ctx, formToken),
     ]);
+    // A resend of a booking that landed answers it (its sessions would now overlap themselves).
+    if (formToken && sent.length) return replayBooking(formToken, sent as ScheduledRow[], pa, b.pa_service_id);
     // The client is a body reference (decision 017): another location's, or none, is 422 at patient_id.
     if (!client) return invalid({ patient_id: REFERENCE_MESSAGES.client });
     if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
@@ -331,7 +370,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
           ctx.db.insert(scheduledSessions).select(
             sql`select ${firstId} + j.key, ${seriesId}, ${b.patient_id}, ${providerId}, ${client.locationId}, ${b.cpt_code}, ${b.pa_service_id},
               json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'),
-              'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
+              'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now}, case when j.key = 0 then ${formToken} end from json_each(${JSON.stringify(rows)}) j`,
           ),
           // Read back in the same transaction.
           scheduledRead(ctx, sql`${scheduledSessions.id} between ${firstId} and ${ids[ids.length - 1]!}`).orderBy(asc(scheduledSessions.startAt)),
@@ -343,7 +382,8 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
       return ok({ series_id: seriesId, sessions, units: check.units, warning: check.warning }, weekly ? SERIES_BOOKED(dates.length) : SESSION_BOOKED);
     } catch (e) {
       // Another audited write landed after the read (or another booking took an id): read ids and check again.
-      if (isChainRace(e) || isKeyRace(e)) continue;
+      // A racing resend of the same form took its token: the next round reads that booking and answers it.
+      if (isChainRace(e) || isKeyRace(e) || (formToken && isTokenRace(e, "scheduled_sessions.form_token"))) continue;
       throw e;
     }
   }

@@ -14,6 +14,7 @@ import { bookingFormOptions, bookSessions, type BookingFormOptions } from "~/mod
 import { auditClientsRead, auditWho } from "~/services/audit.server";
 import { modelContextFor, parentInAddress } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission } from "~/services/guard.server";
+import { randomToken } from "~/services/crypto.server";
 
 export const meta: MetaFunction = () => [{ title: "Schedule a session · Baseline" }];
 /**
@@ -53,6 +54,8 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
     time_out: "",
     repeat: "once",
     until: "",
+    // The form's one-time token per load: a resend of it (a slow answer, a double click) answers the first booking (decision 037).
+    form_token: randomToken(18),
   };
   return { kind: "form", options, values, manages: can(actor, "manage_notes"), selfId: actor.id };
 }
@@ -60,9 +63,11 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
 export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_notes");
   const ctx = modelContextFor(context, actor);
-  const values = formFields(await request.formData());
+  const posted = formFields(await request.formData());
+  // The one-time token is not a booking field; it rides back in the answer's values, so the form shown again keeps it.
+  const { form_token: formToken, ...values } = posted;
   // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
-  const result = parentInAddress(await bookSessions(ctx, values), "patient_id", "Client not found.");
+  const result = parentInAddress(await bookSessions(ctx, values, { formToken: typeof formToken === "string" ? formToken : null }), "patient_id", "Client not found.");
   if (result.ok) {
     const first = result.data.sessions[0]?.session_date ?? values.session_date ?? "";
     const message = flashWithWarning(result.message ?? "", result.data.warning);
@@ -70,7 +75,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (result.status === 404) throw notFound(result.message);
   if (result.status === 403) throw forbidden(result.message);
-  return data({ errors: result.status === 422 ? result.errors : {}, message: result.message, values }, { status: result.status });
+  return data({ errors: result.status === 422 ? result.errors : {}, message: result.message, values: posted }, { status: result.status });
 }
 
 export default function Schedule() {
@@ -126,6 +131,7 @@ export default function Schedule() {
       <FormMessage error={answer && Object.keys(errors).length === 0 ? answer.message : other.length ? other.join(" ") : answer ? null : options.notice} />
       <Form method="post" className="note-form" noValidate>
         <input type="hidden" name="patient_id" value={options.patient.id} />
+        {values.form_token ? <input type="hidden" name="form_token" value={values.form_token} /> : null}
         {manages ? (
           <SelectField label="Provider" name="provider_id" options={options.providers} defaultValue={values.provider_id} error={errors.provider_id} />
         ) : (

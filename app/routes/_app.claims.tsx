@@ -12,6 +12,7 @@ import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
 import { buildClaims, claimsScreen, generateClaims, parsePickFilters } from "~/models/claims.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
+import { randomToken } from "~/services/crypto.server";
 
 export const meta: MetaFunction = () => [{ title: "Claims · Baseline" }];
 /** Claims (platform §2 claims; decision 032): the list, and building claims from billed notes. */
@@ -40,7 +41,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { page, locations } = result.data;
   // Each refused build filter is shown at its field, by the field's name (b_patient_id, b_from …; probe 8981 §8).
   const pick = picked ? { notes: result.data.pick ?? [], errors: picked.ok ? {} : Object.fromEntries(Object.entries(picked.errors).map(([k, message]) => [`b_${k}`, message])) } : null;
-  return { page, locations, pick, queryError, filterErrors };
+  // The build form's one-time token per load: a resend of it answers the claims the first build made (decision 032).
+  return { page, locations, pick, queryError, filterErrors, formToken: randomToken(18) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -51,7 +53,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const ids = form.getAll("note_ids").map(String);
   switch (values.intent) {
     case "build":
-      return formResult(await buildClaims(ctx, { note_ids: ids.length ? ids : [] }), values, (built) => (built.length === 1 ? `/claims/edit-viewer/${built[0]!.id}` : "/claims?status=draft"));
+      return formResult(await buildClaims(ctx, { note_ids: ids.length ? ids : [] }, { formToken: typeof values.form_token === "string" ? values.form_token : null }), values, (built) => (built.length === 1 ? `/claims/edit-viewer/${built[0]!.id}` : "/claims?status=draft"));
     case "generate": {
       const claimIds = form.getAll("claim_ids").map(String);
       return formResult(await generateClaims(ctx, { claim_ids: claimIds }), values, (file) => (file.claims.length === 1 ? `/claims/edit-viewer/${file.claims[0]!.id}` : "/claims?status=generated"));
@@ -62,7 +64,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Claims() {
-  const { page, locations, pick, queryError, filterErrors } = useLoaderData<typeof loader>();
+  const { page, locations, pick, queryError, filterErrors, formToken } = useLoaderData<typeof loader>();
   const timeZone = useActorTimeZone();
   const errors = filterErrors ?? {};
   const answer = useActionData<FormAnswer>();
@@ -158,6 +160,7 @@ export default function Claims() {
       {pick ? (
         <Form method="post" aria-label="Build claims">
           <input type="hidden" name="intent" value="build" />
+          <input type="hidden" name="form_token" value={typeof answer?.values.form_token === "string" && answer.values.form_token ? answer.values.form_token : formToken} />
           <FormMessage error={answer?.errors.note_ids ?? null} />
           {Object.keys(pickErrors).length ? (
             <p>No billed notes are shown until the build filters marked above are corrected.</p>

@@ -508,6 +508,35 @@ describe("billing by client", () => {
     expect(after).toMatchObject({ md: "XE", billed: true, pay: true, version: stored!.version + 1 });
   });
 
+  it("a resent Save of one's own save that landed answers as it did (create and update); another user's or another body's stays 409 (decision 030)", async () => {
+    const client = await freshClient();
+    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-04", paServiceId: client.pa });
+    const path = `/billing/by-client/${client.id}`;
+    const added = { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "XE", md2: "", billed: "true" };
+    const first = await form(path, added, manager);
+    const again = await form(path, added, manager);
+    expect([first.status, again.status]).toEqual([303, 303]);
+    expect(withoutFlashTag(again.headers.get("Location"))).toBe(withoutFlashTag(first.headers.get("Location")));
+    expect(decodeURIComponent(again.headers.get("Location")!)).toContain("Updated - Added successfully!");
+    const [cr] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(cr).toMatchObject({ md: "XE", billed: true, version: 1 });
+    const [saved] = await db().select().from(notes).where(eq(notes.id, n.id));
+    const updated = { intent: "save", note_id: String(n.id), note_version: String(saved!.version), version: "1", md: "XE", md2: "", billed: "true", pay: "true" };
+    const u1 = await form(path, updated, manager);
+    const u2 = await form(path, updated, manager);
+    expect([u1.status, u2.status]).toEqual([303, 303]);
+    expect(decodeURIComponent(u2.headers.get("Location")!)).toContain("Updated - Bip Updated successfully!");
+    const [after] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(after).toMatchObject({ pay: true, version: 2 });
+    // The same old version with another body: the stale 409, nothing written.
+    expect((await form(path, { ...updated, md: "GT" }, manager)).status).toBe(409);
+    // Another user's Save of the very same form on the old version: 409 too.
+    const colleague = await signInCookie(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
+    expect((await form(path, updated, colleague)).status).toBe(409);
+    const [unchanged] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(unchanged).toMatchObject({ md: "XE", pay: true, version: 2 });
+  });
+
   it("Save keeps the PA number and NPI stored through the API (the row's form sends neither)", async () => {
     const client = await freshClient();
     const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-03", paServiceId: client.pa });

@@ -10,7 +10,8 @@ import { setNoteModifiers, updateNote } from "~/models/notes.server";
 import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
 import { verifyAuditChain } from "~/services/audit.server";
 import type { Db } from "~/db/client.server";
-import { api, apiToken, beforeWriteDb, countingDb, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { appFetch } from "./app-fetch";
+import { api, apiToken, BASE, beforeWriteDb, countingDb, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 import { readBack837 } from "../support/x12";
 
 /** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
@@ -2006,5 +2007,34 @@ describe("CLM11 and the 2310A referring provider from the client's profile (prob
     expect(built.status).toBe(422);
     expect(((await built.json()) as { message: string }).message).toMatch(message);
     expect(await claimCount()).toBe(before);
+  });
+});
+
+describe("a resent build answers the claims it built (decision 032, stop 40)", () => {
+  it("the build form sent twice: the same 303, one claim; the API's Idempotency-Key 201 then 200, another body 422", async () => {
+    const w = await world();
+    const n1 = await w.note();
+    const cookie = await signInCookie(w.manager);
+    const page = await (await request(`/claims?pick=1&b_location_id=${w.location.id}`, { cookie })).text();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1];
+    expect(formToken).toBeTruthy();
+    const before = await claimCount();
+    const fields = { intent: "build", note_ids: String(n1), form_token: formToken! };
+    const first = await form("/claims", fields, cookie);
+    const again = await form("/claims", fields, cookie);
+    expect([first.status, again.status]).toEqual([303, 303]);
+    expect(again.headers.get("Location")).toBe(first.headers.get("Location"));
+    expect(await claimCount()).toBe(before + 1);
+
+    const n2 = await w.note({ sessionDate: "2026-11-03", signedAt: "2026-11-03T20:00:00.000Z", providerSignedOn: "2026-11-03" });
+    const keyed = (key: string, body: unknown) =>
+      appFetch(`${BASE}/api/v2/claims`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${w.token}`, "Idempotency-Key": key }, body: JSON.stringify(body) });
+    const a = await keyed("build-1", { note_ids: [n2] });
+    const b = await keyed("build-1", { note_ids: [n2] });
+    expect([a.status, b.status], await a.clone().text()).toEqual([201, 200]);
+    expect(((await b.json()) as { data: { id: number }[] }).data.map((c) => c.id)).toEqual(((await a.json()) as { data: { id: number }[] }).data.map((c) => c.id));
+    expect(await claimCount()).toBe(before + 2);
+    expect((await keyed("build-1", { note_ids: [n1] })).status).toBe(422);
+    expect(await claimCount()).toBe(before + 2);
   });
 });

@@ -308,3 +308,18 @@ describe("a resent 'Add client' form adds one client and opens it", () => {
     expect(await rows("RESEND-1")).toHaveLength(1);
   });
 });
+
+describe("POST /v2/patients with Idempotency-Key (decision 024, stop 40)", () => {
+  it("the same key twice: 201 then 200 with the same client, one row; the same key with another body 422", async () => {
+    const body = (identifier: string) => ({ patient_identifier: identifier, first_name: "Kai", last_name: "Keyed", location_id: patient.locationId, birth_date: "2019-03-04", gender: 1 });
+    const first = await apiPost("/v2/patients", body("KEY-PAT-1"), "patient-key-1");
+    const again = await apiPost("/v2/patients", body("KEY-PAT-1"), "patient-key-1");
+    expect(first.status, await first.clone().text()).toBe(201);
+    expect(again.status, await again.clone().text()).toBe(200);
+    const id = ((await first.json()) as { data: { id: number } }).data.id;
+    expect(((await again.json()) as { data: { id: number } }).data.id).toBe(id);
+    const other = await apiPost("/v2/patients", body("KEY-PAT-2"), "patient-key-1");
+    expect(other.status).toBe(422);
+    expect(await db().select().from(patients).where(eq(patients.lastName, "Keyed"))).toHaveLength(1);
+  });
+});

@@ -15,7 +15,8 @@ import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
 import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, dayTimeZone, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods, nextWeekdayIn } from "./helpers";
+import { appFetch } from "./app-fetch";
+import { api, apiToken, BASE, beforeWriteDb, createLocation, createParent, createPatient, createUser, dayTimeZone, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods, nextWeekdayIn } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -126,6 +127,27 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     expect(body.data.sessions[0]).toMatchObject({ session_date: date, time_in: "09:00", units: 6, status: "scheduled" });
     expect(body.warning).toBeNull();
     expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("the same Idempotency-Key twice: 201 then 200 with the same booking, nothing booked twice; another body 422 (decision 037)", async () => {
+    const c = await client();
+    const first = nextOn(3, 120);
+    const body = { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "09:00", time_out: "10:00", repeat: "weekly", until: addDays(first, 7) };
+    const keyed = (k: string, sent: unknown) =>
+      appFetch(`${BASE}/api/v2/scheduled-sessions`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${w.rbtToken}`, "Idempotency-Key": k }, body: JSON.stringify(sent) });
+    const key = (k: string) => keyed(k, body);
+    const a = await key("book-1");
+    const b = await key("book-1");
+    expect([a.status, b.status]).toEqual([201, 200]);
+    const [ba, bb] = [(await a.json()) as Booked, (await b.json()) as Booked];
+    expect(bb.message).toBe(ba.message);
+    expect(bb.data.sessions.map((s) => s.id)).toEqual(ba.data.sessions.map((s) => s.id));
+    expect(await scheduledCount(c.id)).toBe(2);
+    const other = await keyed("book-1", { ...body, time_in: "11:00", time_out: "12:00" });
+    expect(other.status).toBe(422);
+    expect(await scheduledCount(c.id)).toBe(2);
+    // Without a key, the same booking again is the overlap it is.
+    expect((await book(w.rbtToken, body)).status).toBe(422);
   });
 
   it("a weekly booking costs 3 D1 round trips (guard, the read batch, the write batch with the read-back)", async () => {
@@ -590,6 +612,24 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(await screen.text()).toContain("Enter a valid date (YYYY-MM-DD).");
     for (const view of ["day", "week", "month"]) expect((await request(`/calendar/view?view=${view}&date=${last}`, { cookie: w.rbtCookie })).status).toBe(400);
     expect(await scheduledCount(c.id)).toBe(before);
+  });
+
+  it("the booking form sent twice (a resend after a slow answer): both answer the first booking's 303 and flash, one session (decision 037)", async () => {
+    const c = await client();
+    const page = await (await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1];
+    expect(formToken).toBeTruthy();
+    const fields = { form_token: formToken!, patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: nextOn(4, 130), time_in: "09:00", time_out: "10:00", repeat: "once" };
+    const first = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    const again = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    expect([first.status, again.status]).toEqual([303, 303]);
+    expect(again.headers.get("Location")).toBe(first.headers.get("Location"));
+    expect(decodeURIComponent(first.headers.get("Location")!)).toContain("Session scheduled.");
+    expect(await scheduledCount(c.id)).toBe(1);
+    // A new load is a new token: the same booking again is the overlap it is.
+    const fresh = /name="form_token" value="([^"]+)"/.exec(await (await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.rbtCookie })).text())![1]!;
+    expect((await form(`/calendar/schedule?patient_id=${c.id}`, { ...fields, form_token: fresh }, w.rbtCookie)).status).toBe(422);
+    expect(await scheduledCount(c.id)).toBe(1);
   });
 
   it("403 without view_notes, nothing shown for another location's filter or client, 400 with the message for a bad date", async () => {

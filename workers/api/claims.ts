@@ -5,6 +5,7 @@ import { parseWith, pathId } from "~/domain/validation";
 import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, refuseOtherMethods, requestVersion, unsupported } from "./rest";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 
 /**
  * Claims (platform §2 claims; issue 11; decision 032), all under manage_claims and the actor's locations
@@ -33,7 +34,10 @@ export const claimsV2 = new Hono<AppEnv>()
   .get("/billable-notes", manage, async (c) => answer(c, await billableNotes(modelContext(c), c.req.query())))
   .post("/", manage, async (c) => {
     const body = await readBody(c);
-    return answer(c, await buildClaims(modelContext(c), body), 201);
+    const ctx = modelContext(c);
+    // Idempotency-Key (decision 024), scoped to the actor: a resend answers the claims the first build made (200).
+    const result = await buildClaims(ctx, body, { formToken: await idempotencyToken(ctx.actor, ["claim_build"], idempotencyKey(c.req.raw.headers), body) });
+    return answer(c, result, result.ok && result.replayed ? 200 : 201);
   })
   .post("/generate", manage, async (c) => {
     const body = await readBody(c);

@@ -15,7 +15,9 @@ export const patientResource: RestResource<PatientJson> = {
   manage: "manage_clients",
   list: (ctx, query, filters) => listPatients(ctx, query, filters),
   get: getPatient,
-  create: (ctx, body) => createPatient(ctx, body),
+  // Idempotency-Key (decision 024), scoped to the actor: a resend answers the first client (200), the same key with
+  // another body 422; the add form's one-time token does the same on the screen.
+  create: async (ctx, body, headers) => createPatient(ctx, body, { formToken: await idempotencyToken(ctx.actor, ["patient"], idempotencyKey(headers), body) }),
   update: updatePatient,
   updateStatus: updatePatientStatus,
   remove: deletePatient,

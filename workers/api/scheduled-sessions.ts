@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { API_PER_DAY, bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
@@ -10,7 +11,7 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  * call; booking or cancelling for another provider needs manage_notes (403), as notes do (decision 023).
  * Another location's session answers 404; booking for another location's client, or one that does not exist, answers
  * 422 at `patient_id` (a body reference); a filter of another location (its location, client or provider) shows
- * nothing (decision 017); bad input 422 with `errors` by field.
+ * nothing (decision 017); bad input 422 with `errors` by field. A booking takes `Idempotency-Key` (decision 024).
  */
 const viewNotes = requireApiPermission("view_notes");
 const NOT_FOUND = "Scheduled session not found.";
@@ -28,8 +29,11 @@ export const scheduledSessionsV2 = new Hono<AppEnv>()
   })
   .post("/", viewNotes, async (c) => {
     const body = await readBody(c);
-    const result = await bookSessions(modelContext(c), body);
-    if (result.ok) return c.json({ data: result.data, message: result.message, warning: result.data.warning }, 201);
+    const ctx = modelContext(c);
+    // Idempotency-Key (decision 024), scoped to the actor: a resend answers the first booking (200), the
+    // same key with another body 422.
+    const result = await bookSessions(ctx, body, { formToken: await idempotencyToken(ctx.actor, ["booking"], idempotencyKey(c.req.raw.headers), body) });
+    if (result.ok) return c.json({ data: result.data, message: result.message, warning: result.data.warning }, result.replayed ? 200 : 201);
     return answer(c, result);
   })
   .post("/:id/cancel", viewNotes, async (c) => {
