@@ -510,7 +510,7 @@ describe("billing by client", () => {
 
   it("a resent Save of one's own save that landed answers as it did (create and update); another user's or another body's stays 409 (decision 030)", async () => {
     const client = await freshClient();
-    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-04", paServiceId: client.pa });
+    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-11", paServiceId: client.pa });
     const path = `/billing/by-client/${client.id}`;
     const added = { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "XE", md2: "", billed: "true" };
     const first = await form(path, added, manager);

@@ -619,7 +619,7 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     const page = await (await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
     const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1];
     expect(formToken).toBeTruthy();
-    const fields = { form_token: formToken!, patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: nextOn(4, 130), time_in: "09:00", time_out: "10:00", repeat: "once" };
+    const fields = { form_token: formToken!, patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: nextOn(4, 150), time_in: "09:00", time_out: "10:00", repeat: "once" };
     const first = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
     const again = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
     expect([first.status, again.status]).toEqual([303, 303]);
