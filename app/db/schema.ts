@@ -1262,6 +1262,8 @@ export const claimLines = sqliteTable(
     multiplier: real("multiplier"),
     /** The line's own diagnoses, comma-separated (each note's code, else the client's principal), each among its claim's `diagnosis_codes`: SV107 points to them first. Null on lines built before stop 31 (they pointed to the claim's 1 to 4). */
     diagnosisCodes: text("diagnosis_codes"),
+    /** The multiplier its notes' XP amount is taken at: the service's own, without the modifiers' part (XP's 0), so units × unit price × it is what an XP note would have been charged without XP (decision 030, stop 40). Null on lines built before stop 40. */
+    xpMultiplier: real("xp_multiplier"),
   },
   (t) => [uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber)],
 );

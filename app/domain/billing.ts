@@ -159,6 +159,8 @@ export interface Charge {
   chargesCents: number;
   /** With XP: what the units would have been charged without it (shown beside the charges; not billed). */
   xpCents: number;
+  /** The multiplier `xpCents` is taken at: the service's own, without the modifiers' part (a claim line keeps it). */
+  xpMultiplier: number;
 }
 
 const MULTIPLIER_SCALE = 10 ** MULTIPLIER_DECIMALS;
@@ -199,6 +201,7 @@ export function chargeFor(units: number, unitPriceCents: number, modifiers: read
     multiplier: Number(modifierPart * servicePart) / MULTIPLIER_SCALE / MULTIPLIER_SCALE,
     chargesCents: Number(divideHalfUp(base * modifierPart * servicePart, scale * scale)),
     xpCents: hasXp ? Number(divideHalfUp(base * servicePart, scale)) : 0,
+    xpMultiplier: Number(servicePart) / MULTIPLIER_SCALE,
   };
 }
 
@@ -239,31 +242,39 @@ export function priceNote(services: readonly PriceService[], note: PricedNoteFac
 
 /**
  * What the claim line that bills a note carries (claim_lines): its unit price, multiplier (null on lines built before
- * stop 28), charge and units. Read for a note held by a generated, sent or accepted claim (`claimedLineOf`).
+ * stop 28), charge, units and the multiplier of its notes' XP amount (null on lines built before stop 40). Read for a
+ * note held by a generated, sent or accepted claim (`claimedLineOf`).
  */
 export interface ClaimedLine {
   unitPriceCents: number;
   multiplier: number | null;
   chargeCents: number;
   units: number;
+  xpMultiplier: number | null;
 }
 
 /**
  * A note's price while a generated, sent or accepted claim bills it (decision 030, stop 34): its claim line's unit
- * price and multiplier, and its units × those, rounded as `chargeFor` rounds — what generation charged the note, so
- * the notes of a line add up to the line's charge. A line built before stop 28 has no multiplier: the note takes its
- * units' share of the line's charge (half up; the line's charge itself when the line bills one note), and the
- * multiplier that charge implies. The XP amount (not billed) stays today's. No line: the price as it is today.
+ * price and multiplier, and its units × those, rounded as `chargeFor` rounds — what generation charged the note (the
+ * line itself is charged once for its units, decision 032, stop 40, so the notes of a line may add up to a cent or so
+ * off it). A line built before stop 28 has no multiplier: the note takes its units' share of the line's charge (half
+ * up; the line's charge itself when the line bills one note), and the multiplier that charge implies. The XP amount
+ * (not billed) is the units × the line's unit price × the line's XP multiplier, by `chargeFor`'s rule (decision 030,
+ * stop 40); a line built before stop 40 did not keep that multiplier, so today's service multiplier stands in. No
+ * line: the price as it is today.
  */
 export function claimedPrice(price: NotePrice, units: number, line: ClaimedLine | null): NotePrice {
   if (!line) return price;
+  const xp = chargeFor(units, line.unitPriceCents, price.modifiers, line.xpMultiplier ?? price.xpMultiplier);
+  const claimedXp = { xpCents: xp.xpCents, xpMultiplier: xp.xpMultiplier };
   if (line.multiplier !== null) {
     const { multiplier, chargesCents } = chargeFor(units, line.unitPriceCents, [], line.multiplier);
-    return { ...price, unitPriceCents: line.unitPriceCents, multiplier, chargesCents };
+    return { ...price, unitPriceCents: line.unitPriceCents, multiplier, chargesCents, ...claimedXp };
   }
   const base = line.units * line.unitPriceCents;
   return {
     ...price,
+    ...claimedXp,
     unitPriceCents: line.unitPriceCents,
     multiplier: base > 0 ? line.chargeCents / base : 1,
     chargesCents: line.units > 0 ? Number(divideHalfUp(BigInt(line.chargeCents) * BigInt(Math.round(units)), BigInt(line.units))) : 0,

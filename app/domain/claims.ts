@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { FilterId, filterStatus } from "./list-filters";
-import type { NotePrice } from "./billing";
+import { chargeFor, type NotePrice } from "./billing";
 import { optionalLine } from "./fields";
 import { versionField } from "./validation";
 import { isProductDate } from "./weeks";
@@ -236,6 +236,9 @@ export interface GroupedLine {
   unitPriceCents: number;
   /** The price's multiplier (priceNote's; in the line key, so every note of the line has it). */
   multiplier: number;
+  /** The multiplier of its notes' XP amount (priceNote's `xpMultiplier`, the service's own; in the line key too). */
+  xpMultiplier: number;
+  /** units × unit price × multiplier, rounded once (`chargeFor`): the line is priced once for its units (decision 032, stop 40). */
   chargeCents: number;
   pos: string;
   paNumber: string | null;
@@ -258,7 +261,10 @@ export interface GroupedClaim {
 /**
  * One claim per client + location + rendering provider (`providerId`) + payer; within it one line per CPT + date of service +
  * modifiers (and place of service, authorization, unit price and multiplier, which a line carries once). A line's
- * units and charge are the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
+ * units are the sum of its notes' (each priced by priceNote) and its charge is its units × unit price × multiplier,
+ * rounded once (`chargeFor`, decision 032, stop 40): what a payer repricing the line gets. The notes' own charges,
+ * each rounded, may add up to a cent or so off it; the claim's total is its lines'. Claims and lines come out in a
+ * stable order.
  *
  * Each line carries its own diagnoses (`diagnosisCodes`: each note's code, else the client's principal code, one per
  * `diagnosisKey`), which its SV107 points to first (decision 032, stop 31). A claim's codes (HI) are its lines' own codes,
@@ -283,10 +289,10 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
     const code = n.diagnosisCode.trim().toUpperCase();
     // The unit price and multiplier are in the key: a line carries one unit price, so notes priced differently
     // (a note's own price, another credential's service) stay on separate lines and units × price = charge.
-    const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}`;
+    const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}|${n.price.xpMultiplier}`;
     let line = c.lineMap.get(lineKey);
     if (!line) {
-      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, diagnosisCodes: [], noteIds: [] };
+      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, xpMultiplier: n.price.xpMultiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, diagnosisCodes: [], noteIds: [] };
       c.lineMap.set(lineKey, line);
       c.lines.push(line);
     }
@@ -294,10 +300,10 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
     const own = code || profileOf(n.patientId)[0];
     if (own && !line.diagnosisCodes.some((d) => diagnosisKey(d) === diagnosisKey(own))) line.diagnosisCodes.push(own);
     line.units += n.units;
-    line.chargeCents += n.price.chargesCents;
+    line.chargeCents = chargeFor(line.units, line.unitPriceCents, [], line.multiplier).chargesCents;
     line.noteIds.push(n.id);
-    c.totalCents += n.price.chargesCents;
   }
+  for (const c of claims.values()) c.totalCents = c.lines.reduce((s, l) => s + l.chargeCents, 0);
   return [...claims.values()]
     .sort((a, b) => a.patientId - b.patientId || a.locationId - b.locationId || (a.providerId ?? 0) - (b.providerId ?? 0) || (a.payerId ?? 0) - (b.payerId ?? 0))
     .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, profileOf(c.patientId)));

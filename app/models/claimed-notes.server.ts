@@ -20,17 +20,17 @@ export function liveClaimLabel(noteId: SQL | typeof notes.id | number): SQL<stri
 
 /**
  * The line of the generated, sent or accepted claim that bills the note, as JSON `[unit_price_cents, multiplier,
- * charge_cents, units]` (`claimedLine` reads it), or null: a draft is priced again when generated and a rejected claim
+ * charge_cents, units, xp_multiplier]` (`claimedLine` reads it), or null: a draft is priced again when generated and a rejected claim
  * frees its notes, so those are priced as today. A scalar subquery, to ride in the read that already selects the note
  * (billing rows, the billing save): what the claim charged is what they show and save (decision 030, stop 34).
  */
 export function claimedLineOf(noteId: SQL | typeof notes.id | number): SQL<string | null> {
-  return sql<string | null>`(select json_array(cl.unit_price_cents, cl.multiplier, cl.charge_cents, cl.units) from ${liveClaimOf(noteId)} and c.status <> 'draft' limit 1)`;
+  return sql<string | null>`(select json_array(cl.unit_price_cents, cl.multiplier, cl.charge_cents, cl.units, cl.xp_multiplier) from ${liveClaimOf(noteId)} and c.status <> 'draft' limit 1)`;
 }
 
 /** `claimedLineOf`'s JSON as the price function takes it (app/domain/billing.ts `claimedPrice`). */
 export function claimedLine(json: string | null | undefined): ClaimedLine | null {
   if (!json) return null;
-  const [unitPriceCents, multiplier, chargeCents, units] = JSON.parse(json) as [number, number | null, number, number];
-  return { unitPriceCents, multiplier, chargeCents, units };
+  const [unitPriceCents, multiplier, chargeCents, units, xpMultiplier] = JSON.parse(json) as [number, number | null, number, number, number | null | undefined];
+  return { unitPriceCents, multiplier, chargeCents, units, xpMultiplier: xpMultiplier ?? null };
 }

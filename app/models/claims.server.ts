@@ -342,7 +342,7 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
   const tmps = grouped.map((_, i) => `${prefix}${i}`);
   // The one-time token on the first claim, `<token>#<n>` on the others (tokenClaimsRead).
   const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? []), formToken && (i ? `${formToken}#${i}` : formToken)]));
-  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier, l.diagnosisCodes.join(",")])));
+  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier, l.diagnosisCodes.join(","), l.xpMultiplier])));
   const linkRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.flatMap((l) => l.noteIds.map((n) => [tmps[i], l.lineNumber, n]))));
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
   const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
@@ -363,9 +363,9 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
           from json_each(${claimRows}) j where ${free} order by j.key`,
       ),
       // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
-      // pa_number, paid_cents, adjustments, remarks, status, multiplier, diagnosis_codes.
+      // pa_number, paid_cents, adjustments, remarks, status, multiplier, diagnosis_codes, xp_multiplier.
       ctx.db.insert(claimLines).select(
-        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open', j.value ->> 10, j.value ->> 11
+        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open', j.value ->> 10, j.value ->> 11, j.value ->> 12
           from json_each(${lineRows}) j join claims c on c.claim_number = j.value ->> 0`,
       ),
       ctx.db.insert(claimLineNotes).select(
@@ -771,7 +771,7 @@ export interface GeneratedFile {
   claims: { id: number; claim_number: string; set_control: string }[];
 }
 
-type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents" | "paNumber"> & { multiplier: number; diagnosisCodes: string };
+type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents" | "paNumber"> & { multiplier: number; xpMultiplier: number; diagnosisCodes: string };
 type ClaimPrice = { totalCents: number; diagnosisCodes: string };
 
 /**
@@ -801,7 +801,7 @@ function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[]
     }
     for (const l of d.lines) {
       const p = today.get(key(d.noteIds.get(l.id) ?? []))!;
-      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents, paNumber: p.paNumber, diagnosisCodes: p.diagnosisCodes.join(",") });
+      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, xpMultiplier: p.xpMultiplier, chargeCents: p.chargeCents, paNumber: p.paNumber, diagnosisCodes: p.diagnosisCodes.join(",") });
     }
     priced.set(c.id, { totalCents: g.totalCents, diagnosisCodes: g.diagnosisCodes.join(",") });
   }
@@ -934,8 +934,8 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
           // Every line of them in one statement, as the file charges it (and with the PA number and diagnoses it sends).
           ctx.db
             .update(claimLines)
-            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents`, paNumber: sql`j.pa_number`, diagnosisCodes: sql`j.diagnosis_codes` })
-            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number, value ->> 5 as diagnosis_codes from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber, p.diagnosisCodes]))})) as j`)
+            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents`, paNumber: sql`j.pa_number`, diagnosisCodes: sql`j.diagnosis_codes`, xpMultiplier: sql`j.xp_multiplier` })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number, value ->> 5 as diagnosis_codes, value ->> 6 as xp_multiplier from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber, p.diagnosisCodes, p.xpMultiplier]))})) as j`)
             .where(sql`${claimLines.id} = j.id and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           bumpListVersion(ctx.db, CLAIMS),

@@ -232,6 +232,11 @@ export default function ClaimViewer() {
         </p>
       ) : null}
       <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
+      {c.lines.some((l) => l.note_ids.length > 1) ? (
+        <p className="hint">
+          A line that bills several notes is charged once for its units (units × unit price × multiplier, rounded once), as a payer reprices it. Each note's billing row is rounded on its own, so the rows of such a line may add up to a cent or so more or less than its charge, and the claim's total than theirs.
+        </p>
+      ) : null}
       {answered ? (
         <>
           <h2>Remittances</h2>

@@ -296,32 +296,71 @@ describe("generateAgain and the stranded file's messages: the person generates t
   });
 });
 
-describe("a claimed note's price is its claim line's (decision 030, stop 34): the line's notes add up to the line's charge", () => {
+describe("a claimed note's price is its claim line's (decision 030, stop 34); the line is priced once for its units (decision 032, stop 40)", () => {
   // Prices and multipliers whose per-note charges round (half up) differently than the line's units would.
-  const priced: [string, number, number, readonly string[], readonly number[]][] = [
-    ["one note", 12.5, 1, ["HM"], [9]],
-    ["two notes, 1.15 (probe 8974: 8 and 11 units at $21.33)", 21.33, 1.15, ["HM"], [8, 11]],
-    ["three notes, 1.5 at an odd price", 3.33, 1.5, [], [1, 1, 1]],
-    ["XP (multiplier 0)", 12.5, 1, ["HM", "XP"], [4, 5]],
-    ["four decimals", 12.99, 0.8735, [], [3, 7, 2, 5]],
-    ["a price of 0", 0, 1.15, [], [4, 4]],
+  // [name, unit price, service multiplier, modifiers, notes' units, the line's charge, the notes' charges]
+  const priced: [string, number, number, readonly string[], readonly number[], number, readonly number[]][] = [
+    ["one note", 12.5, 1, ["HM"], [9], 11250, [11250]],
+    ["two notes, 1.15 (8 and 11 units at $21.33)", 21.33, 1.15, ["HM"], [8, 11], 46606, [19624, 26982]],
+    // 14 × $16.25 × 1.15 = $261.625 → $261.63, while the notes' own are $205.56 + $56.06 = $261.62.
+    ["two notes, 1.15 (11 and 3 units at $16.25): the line is a cent over the notes", 16.25, 1.15, ["HM"], [11, 3], 26163, [20556, 5606]],
+    ["three notes, 1.5 at an odd price", 3.33, 1.5, [], [1, 1, 1], 1499, [500, 500, 500]],
+    ["XP (multiplier 0)", 12.5, 1, ["HM", "XP"], [4, 5], 0, [0, 0]],
+    ["four decimals", 12.99, 0.8735, [], [3, 7, 2, 5], 19290, [3404, 7943, 2269, 5673]],
+    ["a price of 0", 0, 1.15, [], [4, 4], 0, [0, 0]],
   ];
-  it.each(priced)("%s", (_, unitPrice, multiplier, md, units) => {
+  it.each(priced)("%s", (_, unitPrice, multiplier, md, units, lineCharge, noteCharges) => {
     const own: PriceService[] = [{ id: 9, insuranceId: 9, locationId: null, cptCode: "97153", modifiers: md.filter((m) => m !== "XP").join("-"), provider: "rbt", type: "rbt", unitPrice, multiplier, maxPerDay: null }];
     const notes = units.map((u) => ({ id: nextId++, patientId: 1, locationId: 1, providerId: 10, payerId: 9, sessionDate: "2026-11-02", cptCode: "97153", units: u, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", price: priceNote(own, { type: "rbt", cptCode: "97153", units: u, modifiers: [...md], locationId: 1, insurerId: 9, providerCredential: null }) }));
     const [claim] = groupClaims(notes);
     expect(claim!.lines).toHaveLength(1);
     const line = claim!.lines[0]!;
-    const stored = { unitPriceCents: line.unitPriceCents, multiplier: line.multiplier, chargeCents: line.chargeCents, units: line.units };
+    // The line's charge is its units × unit price × multiplier, rounded once (what a payer repricing it gets).
+    expect(line.chargeCents).toBe(lineCharge);
+    expect(claim!.totalCents).toBe(lineCharge);
+    const stored = { unitPriceCents: line.unitPriceCents, multiplier: line.multiplier, chargeCents: line.chargeCents, units: line.units, xpMultiplier: line.xpMultiplier };
     const each = notes.map((n) => claimedPrice(n.price, n.units, stored));
-    // Each note is charged exactly what generation charged it, so the line's charge is their sum.
+    // Each note is charged exactly what generation charged it.
+    expect(each.map((p) => p.chargesCents)).toEqual([...noteCharges]);
     expect(each.map((p) => p.chargesCents)).toEqual(notes.map((n) => n.price.chargesCents));
-    expect(each.reduce((s, p) => s + p.chargesCents, 0)).toBe(line.chargeCents);
     expect(each.every((p) => p.unitPriceCents === line.unitPriceCents && p.multiplier === line.multiplier)).toBe(true);
     // A line built before stop 28 (no multiplier): the line's charge shared by units; a one-note line's is exact.
     const old = notes.map((n) => claimedPrice(n.price, n.units, { ...stored, multiplier: null }));
     if (notes.length === 1) expect(old[0]!.chargesCents).toBe(line.chargeCents);
     if (multiplier === 1 || md.includes("XP")) expect(old.map((p) => p.chargesCents)).toEqual(notes.map((n) => n.price.chargesCents));
+  });
+
+  // A claimed XP note's amount beside its $0 charge is the claim's: units × the line's unit price × the service's own
+  // multiplier as the line kept it, whatever the payer's service says today (decision 030, stop 40).
+  // [name, the price at the claim, multiplier at the claim, the price today, multiplier today, units, XP amount]
+  const xp: [string, number, number, number, number, number, number][] = [
+    ["the price changed since", 16.25, 1, 16.29, 1, 10, 16250],
+    ["the multiplier changed since", 16.25, 1, 16.25, 1.15, 10, 16250],
+    ["both changed since (probe: $162.50, not $187.34)", 16.25, 1, 16.29, 1.15, 10, 16250],
+    ["claimed at 1.15, then the price changed", 16.25, 1.15, 17, 1.15, 10, 18688],
+    ["claimed at 1.15 with a half cent: half up", 12.9, 1.15, 20, 1, 1, 1484],
+    ["nothing changed", 12.5, 1, 12.5, 1, 4, 5000],
+  ];
+  const serviceAt = (unitPrice: number, multiplier: number): PriceService[] => [{ id: 9, insuranceId: 9, locationId: null, cptCode: "97153", modifiers: "HM", provider: "rbt", type: "rbt", unitPrice, multiplier, maxPerDay: null }];
+  const xpNote = (svc: PriceService[], units: number) => priceNote(svc, { type: "rbt", cptCode: "97153", units, modifiers: ["HM", "XP"], locationId: 1, insurerId: 9, providerCredential: null });
+  it.each(xp)("XP amount of a claimed note: %s", (_, priceThen, multThen, priceNow, multNow, units, expected) => {
+    const then = xpNote(serviceAt(priceThen, multThen), units);
+    const [claim] = groupClaims([{ id: nextId++, patientId: 1, locationId: 1, providerId: 10, payerId: 9, sessionDate: "2026-11-09", cptCode: "97153", units, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", price: then }]);
+    const line = claim!.lines[0]!;
+    expect([line.multiplier, line.chargeCents, line.xpMultiplier]).toEqual([0, 0, multThen]);
+    const shown = claimedPrice(xpNote(serviceAt(priceNow, multNow), units), units, { unitPriceCents: line.unitPriceCents, multiplier: line.multiplier, chargeCents: line.chargeCents, units: line.units, xpMultiplier: line.xpMultiplier });
+    // The same amount the row showed when the claim was made, and the same rule (chargeFor) as an unclaimed row.
+    expect(shown.xpCents).toBe(expected);
+    expect(shown.xpCents).toBe(then.xpCents);
+    expect([shown.unitPriceCents, shown.chargesCents]).toEqual([Math.round(priceThen * 100), 0]);
+    // A line built before stop 40 kept no XP multiplier: the claim's price at today's multiplier.
+    const old = claimedPrice(xpNote(serviceAt(priceNow, multNow), units), units, { unitPriceCents: line.unitPriceCents, multiplier: 0, chargeCents: 0, units, xpMultiplier: null });
+    expect(old.xpCents).toBe(xpNote(serviceAt(priceThen, multNow), units).xpCents);
+  });
+
+  it("a note without XP has no XP amount on a claim either", () => {
+    const p = priceNote(serviceAt(16.25, 1.15), { type: "rbt", cptCode: "97153", units: 10, modifiers: ["HM"], locationId: 1, insurerId: 9, providerCredential: null });
+    expect(claimedPrice(p, 10, { unitPriceCents: 1625, multiplier: 1.15, chargeCents: 18688, units: 10, xpMultiplier: 1.15 }).xpCents).toBe(0);
   });
 
   it("no claim line: the price as it is today", () => {

@@ -123,11 +123,11 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["an RBT note with the BCBA's HO (and so priced by the HM service)", (f) => (f.note.modifiers = ["HO", null]), ["modifier_misfit", "price_for_other_modifier"], /^Modifier HO \(BCBA\) is for BCBA notes and does not fit an RBT note: choose HM, XE, XP, GT, TS, 95\.\n/],
     // A note a generated, sent or accepted claim bills is judged at its claim line's price (decision 030, stop 35):
     // the payer's price of today, changed or gone since, is not the charge the claim carries.
-    ["claimed: its price deleted since the claim", (f) => ((f.services = [svc({ cptCode: "97155" })]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8 })), []],
-    ["claimed: the price set to $0 since the claim", (f) => ((f.services = [svc({ unitPrice: 0 })]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8 })), []],
-    ["claimed: today's price is for a modifier the note lacks", (f) => ((f.note.modifiers = [null, null]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8 })), []],
-    ["claimed on a line built before stop 28 (no multiplier)", (f) => ((f.services = []), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: null, chargeCents: 20000, units: 16 })), []],
-    ["claimed: still judged on everything else", (f) => ((f.note.signedAt = null), (f.services = []), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8 })), ["unsigned"]],
+    ["claimed: its price deleted since the claim", (f) => ((f.services = [svc({ cptCode: "97155" })]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8, xpMultiplier: null })), []],
+    ["claimed: the price set to $0 since the claim", (f) => ((f.services = [svc({ unitPrice: 0 })]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8, xpMultiplier: null })), []],
+    ["claimed: today's price is for a modifier the note lacks", (f) => ((f.note.modifiers = [null, null]), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8, xpMultiplier: null })), []],
+    ["claimed on a line built before stop 28 (no multiplier)", (f) => ((f.services = []), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: null, chargeCents: 20000, units: 16, xpMultiplier: null })), []],
+    ["claimed: still judged on everything else", (f) => ((f.note.signedAt = null), (f.services = []), (f.note.claimedLine = { unitPriceCents: 1250, multiplier: 1, chargeCents: 10000, units: 8, xpMultiplier: null })), ["unsigned"]],
     ["a combined note with HM", (f) => ((f.note.type = "combined"), (f.note.modifiers = ["HM", null])), ["modifier_misfit"], /does not fit a combined note \(billed as BCBA\)/],
     ["the same modifier twice", (f) => (f.note.modifiers = ["HM", "hm"]), ["modifier_misfit"], /^Modifier HM is chosen twice: give each modifier once\.$/],
     ["exactly the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 8, pairs: [{ start: at(13), end: at(15) }] }]), []],

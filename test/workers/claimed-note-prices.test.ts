@@ -38,7 +38,7 @@ async function clinic() {
   const claim = ((await built.json()) as { data: { id: number }[] }).data[0]!;
   const gen = await api("/v2/claims/generate", { method: "POST", token, body: { claim_ids: [claim.id] } });
   expect(gen.status, await gen.clone().text()).toBe(201);
-  return { location, insurer: insurer!, hm: hm!, patient, morning, afternoon, claimId: claim.id, token, cookie: await signInCookie(manager) };
+  return { location, insurer: insurer!, hm: hm!, patient, morning, afternoon, claimId: claim.id, token, cookie: await signInCookie(manager), note };
 }
 
 type Row = { id: number; unit_price_cents: number; multiplier: number; charges_cents: number };
@@ -86,6 +86,36 @@ describe("a claimed note keeps its claim line's price (probe 8974 §2)", () => {
     const screen = await (await request(`/billing/by-client/${c.patient.id}?from=2026-11-23&to=2026-11-23`, { cookie: c.cookie })).text();
     expect(screen).toContain(shown === "claim" ? "$21.33 × 1.15" : "$160.00");
     expect(screen).toContain(shown === "claim" ? "$196.24" : "$220.00");
+  });
+
+  it("a claimed XP note's XP amount is its claim's (10 × $21.33 × 1.15), not today's price, on the row, the screen, a Save and show (decision 030, stop 40)", async () => {
+    const c = await clinic();
+    const xp = await c.note({ sessionDate: "2026-11-24", md2: "XP", units: 10, minutes: 150 });
+    const built = await api("/v2/claims", { method: "POST", token: c.token, body: { note_ids: [xp.id] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const claimId = ((await built.json()) as { data: { id: number }[] }).data[0]!.id;
+    expect((await api("/v2/claims/generate", { method: "POST", token: c.token, body: { claim_ids: [claimId] } })).status).toBe(201);
+    const xpRow = async () => {
+      const res = await api(`/client_report/byprofile/${c.patient.id}?date_start=2026-11-24&date_end=2026-11-24`, { token: c.token });
+      const [r] = ((await res.json()) as { noteRbts: { unit_price_cents: number; charges_cents: number; xp_cents: number }[] }).noteRbts;
+      return [r!.unit_price_cents, r!.charges_cents, r!.xp_cents];
+    };
+    // 10 × 2133 × 1.15 = 24529.5 → 24530, the claim basis.
+    expect(await xpRow()).toEqual([2133, 0, 24530]);
+    // The payer's price and multiplier change after the claim: the row keeps the claim's XP amount.
+    for (const body of [{ unit_price: 16.29 }, { multiplier: 1 }]) {
+      const changed = await api(`/insurance/update/service/${c.hm.id}`, { method: "PATCH", token: c.token, body });
+      expect(changed.status, await changed.clone().text()).toBe(200);
+      expect(await xpRow()).toEqual([2133, 0, 24530]);
+    }
+    const screen = await (await request(`/billing/by-client/${c.patient.id}?from=2026-11-24&to=2026-11-24`, { cookie: c.cookie })).text();
+    expect(screen).toContain("(XP $245.30)");
+    // A Save stores it, and show answers the same amount.
+    const saved = await api("/client_report/store", { method: "POST", token: c.token, body: { note_rbt_id: xp.id, pay: false } });
+    expect(saved.status, await saved.clone().text()).toBe(201);
+    const [record] = await db().select().from(clientReports).where(eq(clientReports.noteId, xp.id));
+    const shown = (await (await api(`/client_report/show/${record!.id}`, { token: c.token })).json()) as { data: { xp_cents: number; charges_cents: number } };
+    expect(shown.data).toMatchObject({ xp_cents: 24530, charges_cents: 0 });
   });
 
   it("a row Save stores the claim line's price in the billing record, and show answers it", async () => {
