@@ -40,6 +40,9 @@ export const BILLING_MESSAGES = {
   billedPaNumber: (reasons: string) => `This note is billed, and its claim could not carry this PA number: ${reasons} Keep its PA number, or untick Billed in the same save.`,
   /** A note on a claim that is not rejected: the claim was built with its modifiers and charge (decision 032). */
   onClaim: (claim: string) => `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
+  /** Pay unticked on a note an imported 835 paid (decision 030, stop 40). */
+  paidByRemittance: (trace: string, date: string) =>
+    `Paid by remittance ${trace} on ${date}; a payment recorded from a remittance cannot be unticked. Its claim and remittance still show it paid.`,
   noteType: "Choose All, Rbt or Bcba.",
   sort: "Choose a column to sort by.",
   status: "Choose pending or ok.",
@@ -381,6 +384,17 @@ export function claimedChanges(role: SaveInput["role"], fields: Pick<SaveFields,
     ...((fields.md2 ?? null) !== (note.md2 ?? null) ? [`md2${suffix}`] : []),
     ...(fields.billed !== note.billed ? [`billed${suffix}`] : []),
   ];
+}
+
+/**
+ * Unticking Pay on a note whose claim line an imported 835 paid (or partly paid) — `remitted`, the remittance's trace
+ * number and date — is refused at Pay (decision 030, stop 40): the claim and remittance screens keep the payment, so
+ * the billing rows would contradict them. Ticking Pay by hand (a payment received outside an 835) stays allowed, and a
+ * save that leaves Pay as it is passes. The field as the body sent it (pay, or paybcba for a BCBA note's view).
+ */
+export function remittedPayRefusal(role: SaveInput["role"], fields: Pick<SaveFields, "pay">, note: { paid: boolean }, remitted: { trace: string; date: string } | null): Record<string, string> | null {
+  if (!remitted || !note.paid || fields.pay) return null;
+  return { [`pay${role === "bcba" ? "bcba" : ""}`]: BILLING_MESSAGES.paidByRemittance(remitted.trace, remitted.date) };
 }
 
 export const StatusInput = v.object({

@@ -7,6 +7,7 @@ import {
   BILLING_LIST_PAGE_SIZE,
   BILLING_MESSAGES,
   claimedChanges,
+  remittedPayRefusal,
   BillingListQuery,
   CLIENT_REPORT_PAGE_SIZE,
   CLIENT_REPORT_PAGE_WINDOW,
@@ -750,6 +751,7 @@ async function saveFacts(ctx: ModelContext, noteId: number, clientId: number | n
         cr: prefixed(getTableColumns(clientReports), "cr_"),
         claim: liveClaimLabel(notes.id).as("live_claim"),
         claimedLine: claimedLineOf(notes.id).as("claimed_line"),
+        remitted: remittedPaymentOf(notes.id).as("remitted"),
         tail: auditTail,
         // A new billing record's id, read with the tail so that its create row names it (decision 019).
         nextReportId: nextIdQuery(clientReports).mapWith(Number).as("next_report_id"),
@@ -771,6 +773,20 @@ async function saveFacts(ctx: ModelContext, noteId: number, clientId: number | n
   if (!f) return null;
   const cr = f.cr.id == null ? null : (f.cr as unknown as ReportRow);
   return { ...f, cr, services };
+}
+
+/**
+ * The latest imported remittance that paid (or partly paid) a claim line billing the note, as JSON `[trace, date]`
+ * (the payment date, else the import's day), or null. A scalar subquery, riding in the save's read of the note.
+ */
+function remittedPaymentOf(noteId: SQL | typeof notes.id): SQL<string | null> {
+  return sql<string | null>`(select json_array(r.trace_number, coalesce(r.payment_date, substr(r.created_at, 1, 10))) from remittance_lines rl join remittances r on r.id = rl.remittance_id join claim_line_notes cln on cln.claim_line_id = rl.claim_line_id where cln.note_id = ${noteId} and rl.status in ('paid', 'partial') order by rl.id desc limit 1)`;
+}
+
+function remittedPayment(json: string | null | undefined): { trace: string; date: string } | null {
+  if (!json) return null;
+  const [trace, date] = JSON.parse(json) as [string, string];
+  return { trace, date };
 }
 
 /** Whether the actor may see a client (its location is one of theirs), as an SQL expression. */
@@ -875,6 +891,9 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
   // and NPI may still change); checked again in the write, so a claim built meanwhile makes the save a 409.
   const claimed = claimedChanges(input.role, f, note);
   if (claimed.length && facts.claim) return invalid({ [claimed[0]!]: BILLING_MESSAGES.onClaim(facts.claim) });
+  // Pay that an imported 835 recorded stays ticked (decision 030, stop 40).
+  const remitted = remittedPayRefusal(input.role, f, note, remittedPayment(facts.remitted));
+  if (remitted) return invalid(remitted);
   // The modifiers fit the note's type, once each (md3 is not a billing field: kept, but a code may not repeat it).
   const suffix = input.role === "bcba" ? "bcba" : "";
   const badModifier = modifierRefusal(note.type, [

@@ -1,6 +1,6 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, claimLineNotes, claimLines, claims, insurances, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, clientReports, insurances, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { getActor } from "~/models/actors.server";
 import { importRemittance } from "~/models/remittances.server";
 import { write835, type Claim835, type Line835 } from "../support/x12-835";
@@ -107,6 +107,37 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
     const audits = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     expect((await db().select({ n: count() }).from(auditLog))[0]!.n).toBe(auditBefore + 1);
     expect(audits[0]).toMatchObject({ action: "import", entity: "remittance", patientId: patient.id });
+  });
+
+  it("Pay that a remittance recorded cannot be unticked (422 at Pay, nothing changed); Pay ticked by hand on an unpaid note still saves (decision 030, stop 40)", async () => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES);
+    const traceNo = trace();
+    expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES, MIXED) }], trace: traceNo }), managerToken)).status).toBe(201);
+    const links = await db().select({ noteId: claimLineNotes.noteId }).from(claimLineNotes).innerJoin(claimLines, eq(claimLines.id, claimLineNotes.claimLineId)).where(eq(claimLines.claimId, claim.id)).orderBy(claimLines.lineNumber);
+    const recordOf = async (noteId: number) => {
+      const [n] = await db().select().from(notes).where(eq(notes.id, noteId));
+      const [r] = await db().select().from(clientReports).where(eq(clientReports.noteId, noteId));
+      return { n: n!, r: r! };
+    };
+    const save = async (noteId: number, pay: boolean) => {
+      const { n, r } = await recordOf(noteId);
+      return api(`/client_report/update/${r.id}`, { method: "POST", token: managerToken, body: { pay, version: r.version, note_version: n.version } });
+    };
+    // Line 1 paid, line 2 partly paid: their Pay stays ticked.
+    for (const link of links.slice(0, 2)) {
+      const before = await recordOf(link.noteId);
+      const res = await save(link.noteId, false);
+      const body = (await res.json()) as { errors: Record<string, string> };
+      expect([res.status, body.errors]).toEqual([422, { pay: `Paid by remittance ${traceNo} on 2026-02-15; a payment recorded from a remittance cannot be unticked. Its claim and remittance still show it paid.` }]);
+      expect(await recordOf(link.noteId)).toEqual(before);
+    }
+    // The denied line's note: Pay ticked by hand (paid outside an 835), then unticked again, both save.
+    const denied = links[2]!.noteId;
+    expect((await save(denied, true)).status).toBe(200);
+    expect((await recordOf(denied)).n.paid).toBe(true);
+    expect((await save(denied, false)).status).toBe(200);
+    expect((await recordOf(denied)).n.paid).toBe(false);
   });
 
   it("takes JSON { content } too, and a file whose every line is denied rejects the claim", async () => {
