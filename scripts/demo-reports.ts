@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
-import { rateRecords } from "../app/db/schema";
+import { rateRecordAmounts, rateRecords } from "../app/db/schema";
 
 /**
  * Demo data for the operations reports (decision 039): a rate/pay record per demo location, so the payroll
@@ -60,5 +60,22 @@ export async function seedDemoReports(db: Db): Promise<void> {
         client: sql`excluded.client`,
         info: sql`excluded.info`,
       },
+    });
+  // Their amounts from the start (decision 039, stop 40: payroll reads the amounts in effect on each session date).
+  await db
+    .insert(rateRecordAmounts)
+    .values(
+      DEMO_RATE_RECORDS.map((r) => ({
+        rateRecordId: r.id,
+        effectiveFrom: "0001-01-01",
+        rbtCents: Math.round(r.rbt * 100),
+        bcbaCents: Math.round(r.bcba * 100),
+        managerCents: Math.round(r.manager * 100),
+        clientCents: Math.round(r.client * 100),
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [rateRecordAmounts.rateRecordId, rateRecordAmounts.effectiveFrom],
+      set: { rbtCents: sql`excluded.rbt_cents`, bcbaCents: sql`excluded.bcba_cents`, managerCents: sql`excluded.manager_cents`, clientCents: sql`excluded.client_cents` },
     });
 }

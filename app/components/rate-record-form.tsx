@@ -22,6 +22,7 @@ const infoField = (role: (typeof RATE_ROLES)[number]) => `info_${role}`;
 export const RATE_RECORD_LABELS: Record<string, string> = {
   location_id: "Location",
   ...Object.fromEntries(AMOUNTS),
+  effective_from: "Amounts effective from",
   ...Object.fromEntries(RATE_ROLES.map((role) => [infoField(role), `${ROLE_LABELS[role]} info`])),
 };
 
@@ -45,8 +46,8 @@ export function rateRecordFormValues(r: { name: string; location_id: number | nu
 
 /** The posted form as the model's input: the info textareas become the `info` object (the schema splits the lines). */
 export function rateRecordInput(values: RateFormValues): Record<string, unknown> {
-  const { name, location_id, rbt, bcba, manager, client } = values;
-  return { name, location_id, rbt, bcba, manager, client, info: Object.fromEntries(RATE_ROLES.map((role) => [role, text(values[infoField(role)])])) };
+  const { name, location_id, rbt, bcba, manager, client, effective_from } = values;
+  return { name, location_id, rbt, bcba, manager, client, effective_from, info: Object.fromEntries(RATE_ROLES.map((role) => [role, text(values[infoField(role)])])) };
 }
 
 export function RateRecordForm({
@@ -82,6 +83,14 @@ export function RateRecordForm({
       {AMOUNTS.map(([name, label]) => (
         <Field key={name} label={label} name={name} inputMode="decimal" defaultValue={text(values[name])} error={errors[name]} />
       ))}
+      <Field
+        label="Amounts effective from"
+        name="effective_from"
+        type="date"
+        defaultValue={text(values.effective_from)}
+        hint="The date a change of the amounts applies from (payroll pays each session at the amounts in effect on its date). Empty: today at the location. Not after today, nor before the last change."
+        error={errors.effective_from}
+      />
       {RATE_ROLES.map((role) => (
         <TextareaField
           key={role}

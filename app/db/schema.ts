@@ -1023,6 +1023,28 @@ export const rateRecords = sqliteTable(
   (t) => [index("rate_records_location_idx").on(t.locationId)],
 );
 
+/**
+ * A rate/pay record's amounts over time (decision 039, 2026-11-28 stop 40; migration 0040): integer cents from
+ * `effective_from` (yyyy-mm-dd, at the record's location) until the next row's date. Payroll pays a session at
+ * the row in effect on its session date; the record's own amounts are the latest row's. The primary key is the
+ * index payroll reads by (record, date).
+ */
+export const rateRecordAmounts = sqliteTable(
+  "rate_record_amounts",
+  {
+    rateRecordId: integer("rate_record_id")
+      .notNull()
+      .references(() => rateRecords.id),
+    effectiveFrom: text("effective_from").notNull(),
+    rbtCents: integer("rbt_cents"),
+    bcbaCents: integer("bcba_cents"),
+    managerCents: integer("manager_cents"),
+    clientCents: integer("client_cents"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.rateRecordId, t.effectiveFrom] })],
+);
+
 /** Prior-authorization services of a client (clinical §3). Spent units come from notes (a later issue). */
 export const paServices = sqliteTable(
   "pa_services",

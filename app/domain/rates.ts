@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { numberOrNull, optionalMoney, requiredLine } from "./fields";
+import { MESSAGES, numberOrNull, optionalMoney, requiredLine } from "./fields";
+import { isProductDate } from "./weeks";
 import { oneLine, plainObject, plainText, readableText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
@@ -54,3 +55,41 @@ export function parseRateInfo(stored: string | null | undefined): RateInfo {
     return { rbt: [], bcba: [], manager: [] };
   }
 }
+
+/* ---------------------------------------------------------------- amounts over time (decision 039, stop 40) */
+
+export const RATE_AMOUNT_KEYS = ["rbt", "bcba", "manager", "client"] as const;
+export type RateAmounts = Record<(typeof RATE_AMOUNT_KEYS)[number], number | null>;
+
+/** The date an amount change applies from ("" or left out: today at the record's location). */
+export const EffectiveFromInput = v.object({
+  effective_from: v.pipe(
+    v.optional(v.nullable(v.string(MESSAGES.date)), null),
+    v.transform((x) => (x === null ? null : x.trim() || null)),
+    v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(isProductDate, MESSAGES.date))),
+  ),
+});
+
+/** Whether a save changes any of the four amounts (a name or info change alone keeps the history as it is). */
+export function amountsChanged(before: RateAmounts, after: RateAmounts): boolean {
+  return RATE_AMOUNT_KEYS.some((k) => amountCents(before[k]) !== amountCents(after[k]));
+}
+
+/** An amount as stored on the record (dollars, 2 decimals) as the history's integer cents. */
+export function amountCents(dollars: number | null): number | null {
+  return dollars === null ? null : Math.round(dollars * 100);
+}
+
+/**
+ * Why an amount change cannot apply from `date` (null: it can). Not after today at the record's location (the
+ * record's amounts are those in effect today), and not before the latest change already recorded (`latest`): the
+ * history only grows forward, and a change on the latest change's date replaces that change.
+ */
+export function effectiveFromRefusal(date: string, today: string, latest: string | null): string | null {
+  if (date > today) return `Effective from cannot be after today (${today}).`;
+  if (latest !== null && date < latest) return `Effective from cannot be before ${latest}, the date of the last amount change.`;
+  return null;
+}
+
+/** The earliest date (before any session): amounts that apply from the start (migration 0040's backfill). */
+export const FROM_THE_START = "0001-01-01";

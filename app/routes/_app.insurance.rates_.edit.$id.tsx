@@ -7,7 +7,10 @@ import { RateRecordForm, rateRecordFormValues, rateRecordInput, RATE_RECORD_LABE
 import { FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { locationOptions } from "~/models/locations.server";
-import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
+import { deleteRateRecord, getRateRecord, getRateRecordWithHistory, updateRateRecord, type RateAmountsJson, type RateRecordJson } from "~/models/rate-records.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
+import { money } from "~/domain/billing";
+import { FROM_THE_START } from "~/domain/rates";
 import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -20,9 +23,9 @@ export const handle = { guard: "manage_insurances" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_insurances");
   const ctx = modelContextFor(context, actor);
-  const record = await getRateRecord(ctx, requireId(params.id, "Rate record"));
-  if (!record) throw notFound("Rate record not found.");
-  return { record, locations: await locationOptions(ctx) };
+  const found = await getRateRecordWithHistory(ctx, requireId(params.id, "Rate record"));
+  if (!found) throw notFound("Rate record not found.");
+  return { record: found.record, history: found.history, locations: await locationOptions(ctx) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -44,7 +47,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditRateRecord() {
-  const { record, locations } = useLoaderData<typeof loader>();
+  const { record, history, locations } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -77,6 +80,7 @@ export default function EditRateRecord() {
           busy={busy}
         />
       </section>
+      <AmountsHistory history={history} />
       <section className="card danger-zone" aria-labelledby="delete-rate-record">
         <h2 id="delete-rate-record">Delete rate record</h2>
         {params.get("confirm") === "delete" ? (
@@ -91,5 +95,41 @@ export default function EditRateRecord() {
         )}
       </section>
     </>
+  );
+}
+
+/** The record's amounts over time, newest first (decision 039, stop 40): payroll pays each session at the row in effect on its date. */
+function AmountsHistory({ history }: { history: RateAmountsJson[] }) {
+  const amount = (n: number | null) => (n === null ? "—" : money(Math.round(n * 100)));
+  return (
+    <section className="card" aria-labelledby="rate-amounts-history">
+      <h2 id="rate-amounts-history">Amounts history</h2>
+      {history.length ? (
+        <ScrollTable caption="Amounts by the date they apply from">
+          <thead>
+            <tr>
+              <th scope="col">From</th>
+              <th scope="col">RBT</th>
+              <th scope="col">BCBA</th>
+              <th scope="col">Manager</th>
+              <th scope="col">Client</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.map((h) => (
+              <tr key={h.effective_from}>
+                <td>{h.effective_from === FROM_THE_START ? "The start" : h.effective_from}</td>
+                <td className="num">{amount(h.rbt)}</td>
+                <td className="num">{amount(h.bcba)}</td>
+                <td className="num">{amount(h.manager)}</td>
+                <td className="num">{amount(h.client)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </ScrollTable>
+      ) : (
+        <p>No amounts recorded.</p>
+      )}
+    </section>
   );
 }
