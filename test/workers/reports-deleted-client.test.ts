@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { notes, rateRecords, users } from "~/db/schema";
+import { amountsFromTheStart } from "~/models/rate-records.server";
 import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -22,6 +23,7 @@ let faraway: number;
 beforeAll(async () => {
   const here = await createLocation({ title: "Miami Clinic" });
   await db().insert(rateRecords).values({ name: "Standard", locationId: here.id, rbt: 22.5, bcba: 50 });
+  await amountsFromTheStart(db());
   ethan = (await createPatient({ locationId: here.id, firstName: "Ethan", lastName: "Brown" })).id;
   const ava = (await createPatient({ locationId: here.id, firstName: "Ava", lastName: "Stone" })).id;
   jasmine = (await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Jasmine" })).id;

@@ -3,6 +3,7 @@ import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, insurances, insuranceServices, notes, rateRecords, tickets } from "~/db/schema";
 import { getUserActor } from "~/models/actors.server";
+import { amountsFromTheStart } from "~/models/rate-records.server";
 import type { ReadBatch } from "~/models/reports/note-scope.server";
 import { supervisionReport } from "~/models/reports/supervision.server";
 import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
@@ -94,6 +95,7 @@ beforeAll(async () => {
       { name: "Later", locationId: here.id, rbt: 99, bcba: 99 },
       { name: "There", locationId: there.id, rbt: 30, bcba: 60 },
     ]);
+  await amountsFromTheStart(db());
   const note = (
     over: Partial<typeof notes.$inferInsert> & {
       patientId: number;
@@ -342,6 +344,7 @@ describe("payroll", () => {
   it("pays a combined note at its provider's own role: an RBT's at the RBT amount, an analyst's at the BCBA amount", async () => {
     const team = await createLocation({ title: "Team Clinic" });
     await db().insert(rateRecords).values({ name: "Team rates", locationId: team.id, rbt: 20, bcba: 50 });
+    await amountsFromTheStart(db());
     const tech = await createUser({ role: "RBT", locations: [team.id], name: "Tess" });
     const analyst = await createUser({ role: "BCBA", locations: [team.id], name: "Ana" });
     const client = await createPatient({ locationId: team.id, firstName: "Cory", lastName: "Combined" });

@@ -37,6 +37,8 @@ export interface PayrollRow {
   /** Dollars per hour as stored on the rate record; null: the location has no rate for this role. */
   hourly_rate: number | null;
   rate_record: string | null;
+  /** The date the row's amount applies from (decision 039, stop 40); null: from the start (before any session). */
+  rate_from: string | null;
   pay_cents: number | null;
 }
 
@@ -169,7 +171,8 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
     { header: "Role", value: (r) => r.role.toUpperCase() },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
     { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
-    { header: "Rate record", value: (r) => r.rate_record ?? "" },
+    // A period across an amount change has a row per amount, each naming the date its amount applies from.
+    { header: "Rate record", value: (r) => (r.rate_record === null ? "" : r.rate_from ? `${r.rate_record} (from ${r.rate_from})` : r.rate_record) },
     {
       header: "Hourly rate",
       value: (r) => (r.hourly_rate === null ? "No rate" : money(Math.round(r.hourly_rate * 100))),
@@ -181,8 +184,8 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
       numeric: true,
     },
   ],
-  rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}`,
-  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. Pay figures need manage_employees. ${STAFF_NOTES_COUNTED} ${PERIOD_NOTE}`,
+  rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}-${r.hourly_rate}`,
+  note: `Pay = hours × the location's rate/pay record amount for the role in effect on each session's date: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. A period across an amount change shows one row per amount, with the date it applies from. Pay figures need manage_employees. ${STAFF_NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 const HOURS_FILTERS: readonly ReportFilter[] = [

@@ -126,7 +126,23 @@ function periodUnion<Q>(f: NoteReportFilters, split: PeriodSplit, fromNotes: (fr
  * 2026-11-27 "deleted clients").
  */
 export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
-  const fromNotes = (from: string, to: string) =>
+  return noteSumsOf(ctx, f, null);
+}
+
+/**
+ * `noteSums` with each row's day (`day`): a note's session date, a month row's first day. A month row stands for
+ * every day of its month, so the months named by `splitMonths` — a subquery of (cm_location_id, cm_month 'yyyy-mm')
+ * pairs, the months in which something the reader prices by day changes (payroll: a rate record's amounts, decision
+ * 039, 2026-11-28 stop 40) — are read from their notes instead, each note with its own day; the other months keep
+ * the sums. Still one statement.
+ */
+export function datedNoteSums(ctx: ModelContext, f: NoteReportFilters, splitMonths: SQL) {
+  return noteSumsOf(ctx, f, splitMonths);
+}
+
+function noteSumsOf(ctx: ModelContext, f: NoteReportFilters, splitMonths: SQL | null) {
+  const dated = splitMonths !== null;
+  const fromNotes = (from: string, to: string, extra?: SQL) =>
     ctx.db
       .select({
         locationId: sql<number>`${notes.locationId}`.as("s_location_id"),
@@ -136,9 +152,12 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         n: sql<number>`1`.as("s_n"),
         minutes: sql<number>`${notes.minutes}`.as("s_minutes"),
         units: sql<number>`${notes.units}`.as("s_units"),
+        day: sql<string>`${dated ? notes.sessionDate : sql`null`}`.as("s_day"),
       })
-      .from(notesByDate(ctx, f))
-      .where(noteReportWhere(ctx, { ...f, from, to }, { everyClient: true }));
+      // The split months' notes: the pairs first (CROSS JOIN keeps them the outer loop), then each one's range of
+      // (location, date) on the notes' index.
+      .from(extra ? sql`${splitMonths} as "cm" cross join ${notes}` : notesByDate(ctx, f))
+      .where(and(noteReportWhere(ctx, { ...f, from, to }, { everyClient: true }), extra));
   const t = noteMonthTotals;
   const fromSums = (months: { from: string; to: string }) =>
     ctx.db
@@ -150,10 +169,16 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         n: sql<number>`${t.allN}`.as("s_n"),
         minutes: sql<number>`${t.allMinutes}`.as("s_minutes"),
         units: sql<number>`${t.allUnits}`.as("s_units"),
+        day: sql<string>`${dated ? sql`${t.month} || '-01'` : sql`null`}`.as("s_day"),
       })
       .from(t)
-      .where(monthTotalsWhere(ctx, f, months, t.allN)) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("src");
+      .where(and(monthTotalsWhere(ctx, f, months, t.allN), splitMonths ? sql`(${t.locationId}, ${t.month}) not in ${splitMonths}` : undefined)) as unknown as ReturnType<typeof fromNotes>;
+  const split = splitFor(f, f.patientId === null);
+  const all = periodUnion(f, split, fromNotes, fromSums);
+  if (!splitMonths || !split.months) return all.as("src");
+  const { from: m1, to: m2 } = split.months;
+  const days = fromNotes(`${m1}-01`, `${m2}-31`, sql`${notes.locationId} = "cm"."cm_location_id" and ${notes.sessionDate} >= "cm"."cm_month" || '-01' and ${notes.sessionDate} <= "cm"."cm_month" || '-31'`);
+  return (all as unknown as { unionAll(other: typeof days): typeof days }).unionAll(days).as("src");
 }
 
 /**
