@@ -34,7 +34,7 @@ async function contextAt(now: string, locationIds: number[]): Promise<ModelConte
 
 beforeAll(async () => {
   here = (await createLocation({ title: "Miami Clinic" })).id;
-  // A record as it stood before migration 0039, then the migration's backfill (its amounts from the start).
+  // A record as it stood before migration 0040, then the migration's backfill (its amounts from the start).
   const [rec] = await db().insert(rateRecords).values({ name: "Miami standard rates", locationId: here, rbt: 22.5, bcba: 50 }).returning();
   recordId = rec!.id;
   await amountsFromTheStart(db());
