@@ -5,6 +5,7 @@ import { notePayer, priceNote, type PriceService } from "../app/domain/billing";
 import { getUserActor } from "../app/models/actors.server";
 import { providerCredentialSql } from "../app/models/billing-prices.server";
 import { scrubNotes } from "../app/models/scrubber.server";
+import { DEMO_INSURER_IDS, DEMO_PATIENT_IDS } from "./demo-ids";
 
 /**
  * Demo billing (issue 11 "Seed"): billing records (client_reports) for part of the demo notes, so that the
@@ -14,13 +15,14 @@ import { scrubNotes } from "../app/models/scrubber.server";
  * claim says (billed, its modifiers, and not paid: only a remittance pays a claimed note, so no draft claim holds
  * a paid note). Each insurer also gets a BCBA price for 97153 (a BCBA delivering direct therapy), so every demo
  * note (97151, 97153, 97155, 97156; RBT or BCBA) has a price.
- * Idempotent: a note that already has its billing record is left as it is.
+ * Only the demo clients' notes and the demo insurers (scripts/demo-ids.ts). Idempotent: a note that already has its
+ * billing record is left as it is.
  */
 export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
-  // A BCBA price for 97153 at each insurer that has none (the other pairs come with demo-data's services).
-  const services = await db.select().from(insuranceServices).where(isNull(insuranceServices.deletedAt));
-  const insurerIds = [...new Set(services.map((s) => s.insuranceId))];
-  const missing = insurerIds.filter((id) => !services.some((s) => s.insuranceId === id && s.cptCode === "97153" && s.type === "bcba"));
+  // A BCBA price for 97153 at each demo insurer that has none (the other pairs come with demo-data's services); a
+  // clinic's own insurers are not the demo's to price (decision 002).
+  const services = await db.select().from(insuranceServices).where(and(isNull(insuranceServices.deletedAt), inArray(insuranceServices.insuranceId, [...DEMO_INSURER_IDS])));
+  const missing = DEMO_INSURER_IDS.filter((id) => services.some((s) => s.insuranceId === id) && !services.some((s) => s.insuranceId === id && s.cptCode === "97153" && s.type === "bcba"));
   if (missing.length) {
     const rbtPrice = (id: number) => services.find((s) => s.insuranceId === id && s.cptCode === "97153")?.unitPrice ?? 15;
     await db.insert(insuranceServices).values(missing.map((insuranceId) => ({ insuranceId, cptCode: "97153", provider: "bcba", type: "bcba" as const, modifiers: "HO", description: "97153 by a BCBA", unitPrice: rbtPrice(insuranceId) + 10, maxPerDay: 32 })));
@@ -42,7 +44,7 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
     .innerJoin(locations, eq(locations.id, notes.locationId))
     .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
     .leftJoin(clientReports, eq(clientReports.noteId, notes.id))
-    .where(and(isNull(notes.deletedAt), isNull(patients.deletedAt)))
+    .where(and(isNull(notes.deletedAt), isNull(patients.deletedAt), inArray(notes.patientId, [...DEMO_PATIENT_IDS])))
     .orderBy(asc(notes.sessionDate), asc(notes.id));
   const priced: PriceService[] = await db
     .select({ id: insuranceServices.id, insuranceId: insuranceServices.insuranceId, locationId: insuranceServices.locationId, cptCode: insuranceServices.cptCode, modifiers: insuranceServices.modifiers, provider: insuranceServices.provider, type: insuranceServices.type, unitPrice: insuranceServices.unitPrice, multiplier: insuranceServices.multiplier, maxPerDay: insuranceServices.maxPerDay })
@@ -103,7 +105,7 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * Last of the demo seed, after the compliance dates: a billed note on no live claim that the pre-billing scrubber
+ * Last of the demo seed, after the compliance dates: a billed note of a demo client on no live claim that the pre-billing scrubber
  * refuses (decision 034) — e.g. one whose provider's CPR expired, by the dates seeded around today, before its
  * session — is billed no more (nor paid): the demo's billed notes break no rule, so every one the build form
  * offers can be claimed (probe 9007 §3). The scrubber itself decides (scrubNotes), no copy of its rules.
@@ -114,7 +116,7 @@ export async function unbillRefusedDemoNotes(db: Db, now: Date): Promise<number>
   const billed = await db
     .select({ id: notes.id })
     .from(notes)
-    .where(and(eq(notes.billed, true), isNull(notes.deletedAt), sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = "notes"."id" and c.status <> 'rejected')`));
+    .where(and(eq(notes.billed, true), isNull(notes.deletedAt), inArray(notes.patientId, [...DEMO_PATIENT_IDS]), sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = "notes"."id" and c.status <> 'rejected')`));
   if (!billed.length) return 0;
   const reasons = await scrubNotes({ db, actor, ip: "127.0.0.1", now: () => now }, billed.map((n) => n.id));
   const refused = billed.map((n) => n.id).filter((id) => reasons.get(id)?.length);

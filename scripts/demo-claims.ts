@@ -5,12 +5,13 @@ import { npiFrom } from "../app/domain/npi";
 import { getUserActor } from "../app/models/actors.server";
 import { buildClaims, generateClaims, sendClaim, setClaimStatus } from "../app/models/claims.server";
 import type { ModelContext } from "../app/models/context";
+import { DEMO_PATIENT_IDS, DEMO_USER_IDS } from "./demo-ids";
 
 /**
  * Demo claims (issue 11 "Seed"; decision 032), after the demo notes: the locations' billing NPI and tax id, the
  * providers' NPIs, the subscriber details the 837P needs on every client, and claims in every status, built
  * with the claims model (so they are priced by priceNote and written by the 837P writer like real ones).
- * Runs once: when claims exist it only refreshes the NPIs and tax ids.
+ * Touches only the demo's rows (scripts/demo-ids.ts). Runs once: when claims exist it only sets NPIs and tax ids still missing.
  */
 
 /** Valid NPIs (check digit computed) for the three demo locations, and tax ids. */
@@ -25,17 +26,25 @@ const CLAIM_CLIENTS = [1, 2, 5];
 
 export async function seedDemoClaims(db: Db, now: Date): Promise<void> {
   for (const l of DEMO_LOCATION_BILLING) await db.update(locations).set({ npi: l.npi, taxId: l.taxId }).where(eq(locations.id, l.id));
-  // Every clinician gets an NPI in their profile (rendering provider, loop 2310B).
-  const staff = await db.select({ id: users.id }).from(users);
-  for (const u of staff) await db.update(users).set({ profile: sql`json_set(${users.profile}, '$.npi', ${npiFrom(String(200000000 + u.id * 7919))})` }).where(eq(users.id, u.id));
+  // Every demo clinician gets an NPI in their profile (rendering provider, loop 2310B); only the demo accounts,
+  // and only when theirs differs (decision 002: the seed touches its own rows only).
+  const staff = await db.select({ id: users.id, npi: sql<string | null>`json_extract(${users.profile}, '$.npi')` }).from(users).where(inArray(users.id, [...DEMO_USER_IDS]));
+  for (const u of staff) {
+    const npi = npiFrom(String(200000000 + u.id * 7919));
+    if (u.npi !== npi) await db.update(users).set({ profile: sql`json_set(${users.profile}, '$.npi', ${npi})` }).where(eq(users.id, u.id));
+  }
   // The subscriber of every demo client: the parent, with the member id and address a claim needs (any billed
-  // note can be claimed: the billing seed bills notes of every client).
-  await db.update(patients).set({
-    birthDate: sql`coalesce(${patients.birthDate}, printf('2015-%02d-%02d', 1 + ${patients.id} % 12, 1 + ${patients.id} % 28))`,
-    details: sql`json_set(${patients.details}, '$.insuranceId', 'MBR' || (100199 + ${patients.id}), '$.insured_policy_group', 'GRP-100', '$.is_self_subscriber', json('false'),
+  // demo note can be claimed: the billing seed bills notes of every demo client). Only the demo clients that have
+  // no member id yet, so a value entered on a demo client's profile stays.
+  await db
+    .update(patients)
+    .set({
+      birthDate: sql`coalesce(${patients.birthDate}, printf('2015-%02d-%02d', 1 + ${patients.id} % 12, 1 + ${patients.id} % 28))`,
+      details: sql`json_set(${patients.details}, '$.insuranceId', 'MBR' || (100199 + ${patients.id}), '$.insured_policy_group', 'GRP-100', '$.is_self_subscriber', json('false'),
       '$.address', (100 + ${patients.id}) || ' Palm Ave', '$.zip', case ${patients.locationId} when 2 then '80203' when 3 then '90012' else '33131' end,
       '$.parent_name', 'Maria Parent' || ${patients.id}, '$.parent_birth_date', '1986-05-14', '$.parent_gender', '2')`,
-  });
+    })
+    .where(and(inArray(patients.id, [...DEMO_PATIENT_IDS]), sql`json_extract(${patients.details}, '$.insuranceId') is null`));
   const [existing] = await db.select({ n: count() }).from(claims);
   if ((existing?.n ?? 0) > 0) return;
 

@@ -1,6 +1,7 @@
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { clientConsents, patients } from "../app/db/schema";
+import { DEMO_PATIENT_IDS } from "./demo-ids";
 
 /**
  * Demo consents (issue 12, docs/decisions/040): for each child of the demo parent (parent@demo.test), one
@@ -13,7 +14,7 @@ export async function seedDemoConsents(db: Db, now: Date, parentId = 1, createdB
   const children = await db
     .select({ id: patients.id })
     .from(patients)
-    .where(and(eq(patients.parentId, parentId), isNull(patients.deletedAt)))
+    .where(and(eq(patients.parentId, parentId), isNull(patients.deletedAt), inArray(patients.id, [...DEMO_PATIENT_IDS])))
     .orderBy(asc(patients.id));
   for (const [i, child] of children.entries()) {
     const [existing] = await db.select({ id: clientConsents.id }).from(clientConsents).where(eq(clientConsents.patientId, child.id)).limit(1);

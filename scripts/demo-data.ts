@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../app/db/client.server";
-import { backupCodes, bips, insurances, insuranceServices, locations, paServices, parents, patients, roles, userLocations, userRoles, users } from "../app/db/schema";
+import { backupCodes, bips, insurances, insuranceServices, locations, paServices, parents, patients, roles, settings, userLocations, userRoles, users } from "../app/db/schema";
 import { PERMISSIONS, type Permission } from "../app/domain/permissions";
 import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
@@ -16,10 +16,15 @@ import { seedDemoRemittances } from "./demo-remittances";
 import { seedDemoTickets } from "./demo-tickets";
 import { seedDemoSchedule } from "./demo-schedule";
 import { seedDemoComplianceDates } from "./demo-compliance";
+import { DEMO_SEEDED_KEY } from "./demo-ids";
 
 /**
- * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
- * created dates and password hashes are written on first insert only, so a second run changes nothing.
+ * Demo data for `npm start` and the browser tests (decision 002). Runs once: the last step records the run in
+ * `settings` (DEMO_SEEDED_KEY), and a later run — every `npm start` — finds it and changes nothing, so what the
+ * clinic entered since, on its own rows or on the demo's, stays. A run that stopped half-way left no record and is
+ * completed by the next. `force` re-applies the demo rows (back to their seeded values). Every step touches only the
+ * demo's own rows (fixed ids, scripts/demo-ids.ts) and is idempotent: created dates and password hashes are
+ * written on first insert only.
  */
 
 export const DEMO_PASSWORD = "baseline-demo-2026";
@@ -86,7 +91,9 @@ async function upsert<T extends SQLiteTable>(db: Db, table: T, rows: T["$inferIn
   }
 }
 
-export async function seedDemo(db: Db, now = new Date()): Promise<void> {
+export async function seedDemo(db: Db, now = new Date(), options: { force?: boolean } = {}): Promise<{ seeded: boolean }> {
+  const [done] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, DEMO_SEEDED_KEY));
+  if (done && !options.force) return { seeded: false };
   const passwordHash = await hashPassword(DEMO_PASSWORD);
 
   await upsert(db, locations, LOCATIONS);
@@ -273,4 +280,7 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   await seedDemoComplianceDates(db, now);
   // Then no billed note the scrubber refuses (an expired date above before its session), unless a claim holds it.
   await unbillRefusedDemoNotes(db, now);
+  // Done: later runs leave the database as it is (the first run's date is kept).
+  await db.insert(settings).values({ key: DEMO_SEEDED_KEY, value: now.toISOString() }).onConflictDoNothing();
+  return { seeded: true };
 }

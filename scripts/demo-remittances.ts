@@ -5,6 +5,7 @@ import { addDays } from "../app/domain/weeks";
 import { getActor } from "../app/models/actors.server";
 import { claimPayerColumns, importRemittance } from "../app/models/remittances.server";
 import { write835, type Line835 } from "../test/support/x12-835";
+import { DEMO_PATIENT_IDS } from "./demo-ids";
 
 /** The demo remittance's trace number: the seed is idempotent (a second run finds it and stops). */
 export const DEMO_TRACE = "DEMO-EFT-0001";
@@ -36,7 +37,7 @@ export async function seedDemoRemittances(db: Db, now = new Date()): Promise<{ i
   const unpaid = await db
     .select({ id: claims.id, claimNumber: claims.claimNumber, ...claimPayerColumns() })
     .from(claims)
-    .where(and(eq(claims.status, "sent"), inArray(claims.locationId, [1, 2]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
+    .where(and(eq(claims.status, "sent"), inArray(claims.locationId, [1, 2]), inArray(claims.patientId, [...DEMO_PATIENT_IDS]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
     .orderBy(asc(claims.id));
   // One payer's remittance: the first such claim's payer (as its 837P named it), and its next claim of that payer.
   const payer = unpaid[0];

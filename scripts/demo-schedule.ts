@@ -1,10 +1,11 @@
-import { and, asc, eq, gte, isNull, lte } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { locations, paServices, patients, scheduleSeries } from "../app/db/schema";
 import { todayIn } from "../app/domain/note-rules";
 import { addDays, dayNumber, weekdayOfDay } from "../app/domain/weeks";
 import { getActor } from "../app/models/actors.server";
 import { bookSessions } from "../app/models/schedule.server";
+import { DEMO_PATIENT_IDS } from "./demo-ids";
 
 /**
  * Demo scheduled sessions (issue 12, decision 037): a few weekly series in three locations of different time
@@ -42,7 +43,7 @@ export async function seedDemoSchedule(db: Db, now = new Date()): Promise<{ seri
       .select({ patientId: patients.id, pa: paServices.id })
       .from(patients)
       .innerJoin(paServices, eq(paServices.patientId, patients.id))
-      .where(and(eq(patients.locationId, p.location), isNull(patients.deletedAt), isNull(paServices.deletedAt), eq(paServices.cpt, "97153"), lte(paServices.startDate, first), gte(paServices.endDate, until)))
+      .where(and(inArray(patients.id, [...DEMO_PATIENT_IDS]), eq(patients.locationId, p.location), isNull(patients.deletedAt), isNull(paServices.deletedAt), eq(paServices.cpt, "97153"), lte(paServices.startDate, first), gte(paServices.endDate, until)))
       .orderBy(asc(patients.id))
       .limit(10);
     const pick = candidates.find((c) => !used.has(c.patientId));
