@@ -104,6 +104,34 @@ describe("errors are tied to their fields and take the focus (WCAG 1.3.1, 3.3.1,
     expect(html).toContain('<p id="f-pa_service_id-error" class="field-error" role="alert">Choose the PA service for this session.</p>');
   });
 
+  it("a checkbox group's error describes the group and its first box takes the focus (decision 021)", async () => {
+    const res = await form("/location/register", { title: "X", time_zone: "America/Chicago" }, admin);
+    expect(res.status).toBe(422);
+    const html = await page(res);
+    const group = /<fieldset[^>]*>\s*<legend>Place-of-service codes<\/legend>[\s\S]*?<\/fieldset>/.exec(html)?.[0] ?? "";
+    expect(group).toMatch(/^<fieldset class="field" aria-invalid="true" aria-describedby="f-pos_codes-error">/);
+    expect(group).toMatch(/<p id="f-pos_codes-error" class="field-error" role="alert">[^<]+<\/p>/);
+    const [first] = autofocused(html);
+    expect(first).toMatch(/type="checkbox" name="pos_codes"/);
+    expect(first).toContain('aria-errormessage="f-pos_codes-error"');
+    expect(group.indexOf(first!)).toBe(group.indexOf('<input type="checkbox" name="pos_codes"'));
+    expect(autofocused(html)).toHaveLength(1);
+  });
+
+  it("a field's error is also in its aria-describedby, after its hint (screen readers that ignore aria-errormessage)", async () => {
+    const res = await form("/location/register", { title: "   ", time_zone: "America/Chicago", pos_codes: "12" }, admin);
+    expect(res.status).toBe(422);
+    const title = /<input id="f-title"[^>]*>/.exec(await page(res))?.[0] ?? "";
+    expect(title).toContain('aria-invalid="true"');
+    expect(title).toContain('aria-errormessage="f-title-error"');
+    expect(title).toContain('aria-describedby="f-title-error"');
+    // A field with a hint keeps it first: the new password's rule, then its error.
+    const change = await form("/change-password", { current_password: "whatever", password: "short", password_confirmation: "short" }, admin);
+    expect(change.status).toBe(422);
+    const password = /<input id="f-password"[^>]*>/.exec(await page(change))?.[0] ?? "";
+    expect(password).toContain('aria-describedby="f-password-hint f-password-error"');
+  });
+
   it("the consent's agreement box names its error, and takes the focus when it is the only one", async () => {
     const parent = await createParent({ locationId: loc.id });
     const child = await createPatient({ locationId: loc.id, parentId: parent.id });
@@ -134,6 +162,7 @@ describe("errors are tied to their fields and take the focus (WCAG 1.3.1, 3.3.1,
     expect(field).toMatch(/name="code"/);
     expect(field).toContain('aria-invalid="true"');
     expect(field).toContain('aria-errormessage="f-code-error"');
+    expect(field).toContain('aria-describedby="f-code-error"');
     expect(html).toContain(`<p id="f-code-error" class="field-error" role="alert">${AUTH_MESSAGES.wrongCode}</p>`);
   });
 

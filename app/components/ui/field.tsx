@@ -14,8 +14,17 @@ export function Label({ htmlFor, required, children }: { htmlFor: string; requir
   );
 }
 
+/**
+ * A control's aria-describedby: its hint, any description the caller gives, then its error. The error is also the
+ * control's aria-errormessage, but several screen readers (VoiceOver, TalkBack, older JAWS) read only
+ * aria-describedby, so the error is read with the field there too (decision 021).
+ */
+export function describedBy(...ids: (string | false | null | undefined)[]): string | undefined {
+  return ids.filter(Boolean).join(" ") || undefined;
+}
+
 /** A labelled input with its error message wired for assistive technology. */
-export function Field({ label, name, error, hint, ...input }: { label: string; name: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function Field({ label, name, error, hint, "aria-describedby": described, ...input }: { label: string; name: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
   const id = input.id ?? `f-${name}`;
   const errorId = `${id}-error`;
   return (
@@ -23,7 +32,7 @@ export function Field({ label, name, error, hint, ...input }: { label: string; n
       <Label htmlFor={id} required={input.required}>
         {label}
       </Label>
-      <input id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? errorId : undefined} aria-describedby={hint ? `${id}-hint` : undefined} autoFocus={!!error} {...input} />
+      <input id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? errorId : undefined} aria-describedby={describedBy(hint && `${id}-hint`, described, error && errorId)} autoFocus={!!error} {...input} />
       {hint ? (
         <small id={`${id}-hint`} className="hint">
           {hint}

@@ -1,5 +1,5 @@
 import type { ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
-import { Label } from "~/components/ui/field";
+import { describedBy, Label } from "~/components/ui/field";
 
 /**
  * Form controls that work without JavaScript; each shows its field error and keeps the typed value. A control
@@ -21,6 +21,7 @@ export function SelectField({
   error,
   options,
   placeholder,
+  "aria-describedby": described,
   ...select
 }: { label: string; name: string; error?: string; options: readonly { value: string | number; label: string }[]; placeholder?: string } & SelectHTMLAttributes<HTMLSelectElement>) {
   const id = select.id ?? `f-${name}`;
@@ -29,7 +30,7 @@ export function SelectField({
       <Label htmlFor={id} required={select.required}>
         {label}
       </Label>
-      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...select}>
+      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} aria-describedby={describedBy(described, error && `${id}-error`)} autoFocus={!!error} {...select}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -42,14 +43,14 @@ export function SelectField({
   );
 }
 
-export function TextareaField({ label, name, error, ...area }: { label: string; name: string; error?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextareaField({ label, name, error, "aria-describedby": described, ...area }: { label: string; name: string; error?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const id = area.id ?? `f-${name}`;
   return (
     <div className="field">
       <Label htmlFor={id} required={area.required}>
         {label}
       </Label>
-      <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...area} />
+      <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} aria-describedby={describedBy(described, error && `${id}-error`)} autoFocus={!!error} {...area} />
       <ErrorText id={id} error={error} />
     </div>
   );
@@ -59,7 +60,7 @@ export function CheckboxField({ label, name, defaultChecked, error, hint, id: gi
   const id = given ?? `f-${name}`;
   return (
     <div className="field-check">
-      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} aria-describedby={hint ? `${id}-hint` : undefined} autoFocus={!!error} />
+      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} aria-describedby={describedBy(hint && `${id}-hint`, error && `${id}-error`)} autoFocus={!!error} />
       <label htmlFor={id}>{label}</label>
       {hint ? (
         <small id={`${id}-hint`} className="hint">
@@ -71,14 +72,18 @@ export function CheckboxField({ label, name, defaultChecked, error, hint, id: gi
   );
 }
 
-/** Several checkboxes sharing one name (a form repeats it; the schema reads a list). */
+/**
+ * Several checkboxes sharing one name (a form repeats it; the schema reads a list). Its error describes the group
+ * (read with the legend when a box is reached) and its first box takes the focus, as the other controls do.
+ */
 export function CheckboxGroup({ legend, name, options, selected, error }: { legend: string; name: string; options: readonly { value: string; label: string }[]; selected: readonly string[]; error?: string }) {
+  const errorId = error ? `f-${name}-error` : undefined;
   return (
-    <fieldset className="field" aria-invalid={error ? true : undefined}>
+    <fieldset className="field" aria-invalid={error ? true : undefined} aria-describedby={errorId}>
       <legend>{legend}</legend>
-      {options.map((o) => (
+      {options.map((o, i) => (
         <label key={o.value} className="check-inline">
-          <input type="checkbox" name={name} value={o.value} defaultChecked={selected.includes(o.value)} /> {o.label}
+          <input type="checkbox" name={name} value={o.value} defaultChecked={selected.includes(o.value)} aria-invalid={error ? true : undefined} aria-errormessage={errorId} autoFocus={!!error && i === 0} /> {o.label}
         </label>
       ))}
       <ErrorText id={`f-${name}`} error={error} />
