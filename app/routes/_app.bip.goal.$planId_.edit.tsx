@@ -20,7 +20,7 @@ import { notFound, requireId, requirePermission } from "~/services/guard.server"
  * step, and objectives — add, edit, delete (confirm step), move up/down. Plain forms told apart by
  * `intent`; everything works with JavaScript off.
  */
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit goal ${data?.plan.name ?? ""} · Baseline` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Edit goal ${data.plan.name} · ${data.plan.patient_name} · Baseline` : "Edit goal · Baseline" }];
 export const handle = { guard: "manage_bips" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -94,7 +94,7 @@ export default function EditGoal() {
     <section className="card">
       <div className="page-head">
         <h1>
-          Edit goal: {plan.name} <span className="badge">{PLAN_STATUS_LABELS[plan.status as keyof typeof PLAN_STATUS_LABELS] ?? plan.status}</span>
+          Edit goal: {plan.name} <span className="muted">· {plan.patient_name}</span> <span className="badge">{PLAN_STATUS_LABELS[plan.status as keyof typeof PLAN_STATUS_LABELS] ?? plan.status}</span>
         </h1>
         <span>
           <Link to={`/bip/goal/${plan.id}`}>Goal screen</Link> · <Link to={`/bip/profile/${plan.bip_id}`}>BIP of {plan.patient_name}</Link>

@@ -1,9 +1,8 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { NoteFormScreen } from "~/components/notes/screens";
+import { NoteFormScreen, noteFormMeta } from "~/components/notes/screens";
 import { editNoteAction, editNoteLoader } from "~/services/note-screens.server";
 
 /** Edit a BCBA note, or amend it once signed (app/services/note-screens.server.ts). */
-export const meta: MetaFunction = () => [{ title: "Edit BCBA note · Baseline" }];
+export const meta = noteFormMeta("Edit BCBA note");
 export const handle = { guard: "view_notes" };
 export const loader = editNoteLoader("bcba");
 export const action = editNoteAction("bcba");

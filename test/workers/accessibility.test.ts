@@ -205,6 +205,10 @@ describe("titles tell screens and records apart (WCAG 2.4.2)", () => {
     const cases: [string, string][] = [
       [`/billing/by-client/${patient.id}`, "Billing by client · Ava Davis · Baseline"],
       [`/bip/goal/${goal.id}`, "Physical aggression · Ava Davis · Baseline"],
+      [`/bip/goal/${goal.id}/edit`, "Edit goal Physical aggression · Ava Davis · Baseline"],
+      [`/note-rbt?patient_id=${patient.id}`, "New RBT note · Ava Davis · Baseline"],
+      [`/note-rbt/edit/${note!.id}`, "Edit RBT note · Ava Davis · Baseline"],
+      ["/note-rbt", "New RBT note · Baseline"],
       [`/note-rbt/view/${note!.id}`, "RBT note · Ava Davis · 2026-10-21 · Baseline"],
       ["/calendar/view?view=month&date=2026-11-20", "November 2026 · Calendar (month) · Baseline"],
       ["/calendar/view?view=day&date=2026-11-20", "Friday 20 November 2026 · Calendar (day) · Baseline"],

@@ -57,6 +57,24 @@ function ChooseClient({ data }: { data: ClientChoiceData }) {
 /** The note form's own fields, never listed as typed changes (signatures and tokens never are: StaleNotice). */
 const NOTE_FORM_OWN_FIELDS = ["intent", "version", "type", "patient_id", "bip_id", "scheduled_id"];
 
+/** The note form's heading: "New RBT note", "Edit BCBA note", "Amend Combined note". */
+function noteFormHeading(d: NoteFormData): string {
+  const label = NOTE_TYPE_LABELS[d.options.type];
+  return d.mode === "create" ? `New ${label}` : d.mode === "amend" ? `Amend ${label}` : `Edit ${label}`;
+}
+
+/**
+ * The note form's title names its client as its h1 does (decision 021: two tabs of two clients' notes tell apart):
+ * "New RBT note · <client> · Baseline"; `fallback` ("New RBT note") while no client is chosen.
+ */
+export const noteFormMeta =
+  (fallback: string): MetaFunction =>
+  ({ data }) => {
+    const d = data as NoteFormData | ClientChoiceData | undefined;
+    if (!d || d.kind !== "form") return [{ title: `${fallback} · Baseline` }];
+    return [{ title: `${noteFormHeading(d)}${d.options.patient ? ` · ${d.options.patient.name}` : ""} · Baseline` }];
+  };
+
 /** Create, edit and amend: the loader's form, or the action's re-render (a refused save, updated options, a summary). */
 export function NoteFormScreen() {
   const loaded = useLoaderData() as unknown as NoteFormData | ClientChoiceData;
@@ -65,7 +83,7 @@ export function NoteFormScreen() {
   const d = answer ?? (loaded as NoteFormData);
   const type = d.options.type;
   const base = NOTE_TYPE_PATHS[type];
-  const title = d.mode === "create" ? `New ${NOTE_TYPE_LABELS[type]}` : d.mode === "amend" ? `Amend ${NOTE_TYPE_LABELS[type]}` : `Edit ${NOTE_TYPE_LABELS[type]}`;
+  const title = noteFormHeading(d);
   return (
     <section className="card note-screen">
       <div className="page-head">
