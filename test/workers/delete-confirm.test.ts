@@ -149,6 +149,11 @@ describe("a screen's delete asks first and deletes only from its confirm step (p
     expect(confirmHtml).toContain("Yes, delete it");
     expect(confirmHtml).toContain(intentField);
     expect(confirmHtml).toContain('name="confirmed" value="yes"');
+    // The step takes the focus on its way back (decision 021): the question is read, and Enter deletes nothing.
+    const focused = confirmHtml.match(/<(a|input|select|textarea|button)\b[^>]*autofocus[^>]*>[^<]*/g) ?? [];
+    expect(focused, "focus").toHaveLength(1);
+    expect(focused[0], "focus").toMatch(/^<a class="btn"[^>]*>(Cancel|[^<]*)$/);
+    expect(confirmHtml.slice(confirmHtml.indexOf('role="alertdialog"'))).toContain(focused[0]);
 
     // The old one-click form (or any post without the step's field): the step, nothing deleted.
     const unconfirmed = await form(c.page(r), fields, admin);

@@ -91,7 +91,11 @@ function ObjectiveActions({ o, label, stoCount, answer, busy }: { o: ObjectiveJs
   );
 }
 
-/** The no-JavaScript confirm step of a delete (the spec's wording, clinical §8); `detail`: what else the delete does. */
+/**
+ * The no-JavaScript confirm step of a delete (the spec's wording, clinical §8); `detail`: what else the delete does.
+ * The way back takes the focus when the step shows (decision 021): the dialog's question is read, and Enter does
+ * not delete.
+ */
 export function ConfirmDelete({
   question,
   detail,
@@ -128,7 +132,7 @@ export function ConfirmDelete({
           {confirmLabel}
         </button>
       </Form>{" "}
-      <Link className="btn" to={cancelTo}>
+      <Link className="btn" to={cancelTo} autoFocus>
         {backLabel}
       </Link>
     </div>

@@ -266,10 +266,10 @@ export function ConfirmDelete({ kind, id, what, cancelHref, busy }: { kind: "rep
         <Form method="post" className="form-actions">
           <input type="hidden" name="intent" value={kind === "report" ? "delete-report" : "delete-comment"} />
           <input type="hidden" name={kind === "report" ? "report_id" : "comment_id"} value={id} />
-          <button className="btn btn-danger" type="submit" disabled={busy} autoFocus>
+          <button className="btn btn-danger" type="submit" disabled={busy}>
             Yes, delete it
           </button>
-          <Link className="btn" to={cancelHref}>
+          <Link className="btn" to={cancelHref} autoFocus>
             Cancel
           </Link>
         </Form>
