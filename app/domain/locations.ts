@@ -77,11 +77,21 @@ export function locationTitleKey(title: string): string {
 export type LocationInput = v.InferOutput<typeof LocationInput>;
 
 /**
- * Why a location cannot be deleted yet: who still belongs to it (live clients, employees, parents). Someone who
- * works at a deleted location would keep a membership nobody sees or can remove (decision 015, stop 25).
+ * Why a location cannot be deleted yet: who still belongs to it (live clients, employees, parents), and the records
+ * stored there that would drop out of sight with it (live notes, future bookings, claims, rate records). Someone who
+ * works at a deleted location would keep a membership nobody sees or can remove (decision 015, stop 25); a note or
+ * claim keeps its stored location and is seen by who covers that location (decision 017), so a location with
+ * clinical or billing history is never deleted (decision 015, stop 40).
  */
 export const LOCATION_IN_USE = {
   clients: (n: number) => `This location still has ${n} client(s). Move them to another location first.`,
   employees: (n: number) => `${n} employee(s) still work at this location: move them to another location first.`,
   parents: (n: number) => `${n} parent(s) still belong to this location: move them to another location first.`,
+  notes: (n: number) => `${n} session note(s) are stored at this location: they are its clients' clinical history, so the location cannot be deleted.`,
+  bookings: (n: number) => `${n} future session(s) are booked at this location: cancel them first.`,
+  claims: (n: number) => `${n} claim(s) were billed from this location: they are its billing history, so the location cannot be deleted.`,
+  rateRecords: (n: number) => `${n} rate record(s) name this location: give them another location or delete them first.`,
 } as const;
+
+/** The kinds of LOCATION_IN_USE, in the order its messages are joined. */
+export const LOCATION_IN_USE_KINDS = ["clients", "employees", "parents", "notes", "bookings", "claims", "rateRecords"] as const;

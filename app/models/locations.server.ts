@@ -1,11 +1,12 @@
 import { and, asc, count, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, userLocations, users } from "~/db/schema";
-import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, locationInput, LocationInput, locationTitleKey } from "~/domain/locations";
+import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, LOCATION_IN_USE_KINDS, locationInput, LocationInput, locationTitleKey } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditWho, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
 import { planZoneChange, ZONE_CHANGE_MESSAGES } from "./location-zone.server";
+import { futureBookingsAt } from "./schedule.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { EMPLOYEES } from "./employees.server";
@@ -177,32 +178,39 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
 const ZONE_CHANGE_ROUNDS = 5;
 
 /**
- * Who still belongs to the location, as `from … where` SQL: live clients, live parents, and live employees with a
- * membership there or it as their primary location. The one deleting it is left out: a manager sees a location only
- * by working there, and their own membership goes with it (decision 015, stop 25).
+ * Who still belongs to the location and what is stored there, as `from … where` SQL (with how to count it when that
+ * is not `count(*)`): live clients, live parents, live employees with a membership there or it as their primary
+ * location; the live notes of live clients (note_counts, which counts exactly those), the future bookings, the claims
+ * (any status: billing history) and the live rate records there. The one deleting it is left out: a manager sees a
+ * location only by working there, and their own membership goes with it (decision 015, stops 25 and 40).
  */
-function occupants(ctx: ModelContext, id: number) {
+function occupants(ctx: ModelContext, id: number): Record<(typeof LOCATION_IN_USE_KINDS)[number], { from: SQL; count?: SQL }> {
   return {
-    clients: sql`from patients p where p.location_id = ${id} and p.deleted_at is null`,
-    employees: sql`from users u where u.deleted_at is null and u.id <> ${ctx.actor.id}
+    clients: { from: sql`from patients p where p.location_id = ${id} and p.deleted_at is null` },
+    employees: {
+      from: sql`from users u where u.deleted_at is null and u.id <> ${ctx.actor.id}
       and (u.location_id = ${id} or exists (select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${id}))`,
-    parents: sql`from parents pa where pa.location_id = ${id} and pa.deleted_at is null`,
+    },
+    parents: { from: sql`from parents pa where pa.location_id = ${id} and pa.deleted_at is null` },
+    notes: { from: sql`from note_counts nc where nc.location_id = ${id} and nc.n > 0`, count: sql`coalesce(sum(nc.n), 0)` },
+    bookings: { from: futureBookingsAt(ctx, id) },
+    claims: { from: sql`from claims cl where cl.location_id = ${id}` },
+    rateRecords: { from: sql`from rate_records rr where rr.location_id = ${id} and rr.deleted_at is null` },
   };
 }
 
-/** 422 naming who still belongs to the location, or null when nobody does. */
+/** 422 naming who still belongs to the location and what is stored there, or null when nothing is: one statement. */
 async function stillInUse(ctx: ModelContext, id: number): Promise<ModelResult<never> | null> {
   const o = occupants(ctx, id);
-  const [n] = await ctx.db
-    .select({ clients: sql<number>`(select count(*) ${o.clients})`, employees: sql<number>`(select count(*) ${o.employees})`, parents: sql<number>`(select count(*) ${o.parents})` })
-    .from(locations)
-    .where(eq(locations.id, id));
-  const messages = (["clients", "employees", "parents"] as const).filter((k) => (n?.[k] ?? 0) > 0).map((k) => LOCATION_IN_USE[k](n![k]));
+  const columns = Object.fromEntries(LOCATION_IN_USE_KINDS.map((k) => [k, sql<number>`(select ${o[k].count ?? sql`count(*)`} ${o[k].from})`.mapWith(Number)]));
+  const [n] = await ctx.db.select(columns).from(locations).where(eq(locations.id, id));
+  const messages = LOCATION_IN_USE_KINDS.filter((k) => (n?.[k] ?? 0) > 0).map((k) => LOCATION_IN_USE[k](n![k]!));
   return messages.length ? invalid({ location: messages.join(" ") }) : null;
 }
 
 /**
- * Soft delete; refused (422) while clients, employees or parents still belong to the location. The delete is
+ * Soft delete; refused (422) while clients, employees or parents still belong to the location, or notes, future
+ * bookings, claims or rate records are stored there. The delete is
  * conditional on that in SQL too, so someone placed there meanwhile makes it write nothing (no audit row). The
  * actor's own membership goes with it, and a primary location there moves to another of theirs (or none).
  */
@@ -218,7 +226,7 @@ export async function deleteLocation(ctx: ModelContext, id: number): Promise<Mod
     ctx.db
       .update(locations)
       .set({ deletedAt: ctx.now().toISOString() })
-      .where(and(eq(locations.id, id), isNull(locations.deletedAt), sql`not exists (select 1 ${o.clients}) and not exists (select 1 ${o.employees}) and not exists (select 1 ${o.parents})`))
+      .where(and(eq(locations.id, id), isNull(locations.deletedAt), ...LOCATION_IN_USE_KINDS.map((k) => sql`not exists (select 1 ${o[k].from})`)))
       .returning({ id: locations.id }),
     audit(sql`changes() = 1`),
     ctx.db.delete(userLocations).where(and(eq(userLocations.userId, me), eq(userLocations.locationId, id), gone)),

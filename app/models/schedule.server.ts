@@ -599,6 +599,11 @@ export function futureBookingsOfClientCount(ctx: ModelContext, patientId: number
   return sql<number>`(select count(*) from ${scheduledSessions} where ${futureBookings(ctx, eq(scheduledSessions.patientId, patientId))})`.mapWith(Number);
 }
 
+/** The future bookings at a location (still scheduled, starting after now), as `from … where` SQL. */
+export function futureBookingsAt(ctx: ModelContext, locationId: number): SQL {
+  return sql`from ${scheduledSessions} where ${futureBookings(ctx, eq(scheduledSessions.locationId, locationId))}`;
+}
+
 /** The audit detail of a change that cancels the future bookings it makes unfit. */
 export const unfitDetail = (reason: UnfitReason) => ({ cancelled_future_sessions: reason });
 

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
+import { auditLog, claims, insurances, locations, notes, parents, patients, rateRecords, scheduledSessions, userLocations, users } from "~/db/schema";
 import { deleteLocation } from "~/models/locations.server";
 import { getActor } from "~/models/actors.server";
 import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db } from "./helpers";
@@ -125,6 +125,95 @@ describe("/api/v2/locations", () => {
     await move();
     expect((await api(`/location/destroy/${loc.id}`, { method: "DELETE", token })).status).toBe(200);
     expect(await deletedAtOf(loc.id)).not.toBeNull();
+  });
+
+  // Records stored at the location that would drop out of sight with it (decision 015, stop 40): the client has
+  // moved to another location, yet their note, booking or claim keeps this one.
+  const movedClient = async (at: number, to: number) => {
+    const patient = await createPatient({ locationId: at });
+    const provider = await createUser({ permissions: ["view_notes"], locations: [at] });
+    return { patient, provider, leave: () => Promise.all([db().update(patients).set({ locationId: to }).where(eq(patients.id, patient.id)), moveEmployee(provider.id, at, to)]) };
+  };
+  const nowMinute = () => Math.floor(Date.now() / 60_000);
+  const booking = (at: number, c: { patient: { id: number }; provider: { id: number } }, startAt: number, status = "scheduled") =>
+    db().insert(scheduledSessions).values({ patientId: c.patient.id, providerId: c.provider.id, locationId: at, cptCode: "97153", sessionDate: "2030-01-07", timeIn: "09:00", timeOut: "10:00", startAt, endAt: startAt + 60, utcOffset: 0, minutes: 60, units: 4, status }).returning();
+  const note = (at: number, c: { patient: { id: number }; provider: { id: number } }) =>
+    db().insert(notes).values({ type: "rbt", patientId: c.patient.id, locationId: at, providerId: c.provider.id, cptCode: "97153", sessionDate: "2026-01-05", timeIn: "10:00", timeOut: "10:30", minutes: 30, units: 2 }).returning();
+  it.each([
+    ["a live note of a client who moved away", async (at: number, to: number) => {
+      const c = await movedClient(at, to);
+      const [n] = await note(at, c);
+      await c.leave();
+      return () => db().update(notes).set({ deletedAt: "2026-02-01T00:00:00.000Z" }).where(eq(notes.id, n!.id));
+    }, "1 session note(s) are stored at this location: they are its clients' clinical history, so the location cannot be deleted."],
+    ["a future booking", async (at: number, to: number) => {
+      const c = await movedClient(at, to);
+      const [b] = await booking(at, c, nowMinute() + 7 * 1440);
+      await c.leave();
+      return () => db().update(scheduledSessions).set({ status: "cancelled" }).where(eq(scheduledSessions.id, b!.id));
+    }, "1 future session(s) are booked at this location: cancel them first."],
+    ["a claim (even a rejected one)", async (at: number, to: number) => {
+      const c = await movedClient(at, to);
+      const [cl] = await db().insert(claims).values({ status: "rejected", patientId: c.patient.id, locationId: at, claimNumber: `CL${at}` }).returning();
+      await c.leave();
+      return () => db().update(claims).set({ locationId: to }).where(eq(claims.id, cl!.id));
+    }, "1 claim(s) were billed from this location: they are its billing history, so the location cannot be deleted."],
+    ["a rate record", async (at: number, to: number) => {
+      const [r] = await db().insert(rateRecords).values({ name: "Rates", locationId: at, rbt: 20 }).returning();
+      return () => db().update(rateRecords).set({ locationId: to }).where(eq(rateRecords.id, r!.id));
+    }, "1 rate record(s) name this location: give them another location or delete them first."],
+  ] as const)("DELETE is refused (422 with the count, nothing written) while it holds %s; once that goes, so can the location", async (_label, place, message) => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const free = await place(loc.id, other.id);
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const refused = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors.location).toBe(message);
+    expect(await deletedAtOf(loc.id)).toBeNull();
+    expect(await deleteAudits(loc.id)).toBe(0);
+    await free();
+    const res = await api(`/location/destroy/${loc.id}`, { method: "DELETE", token });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await deletedAtOf(loc.id)).not.toBeNull();
+  });
+
+  it("several kinds at once are all named; past or cancelled bookings, deleted notes and a deleted client's notes do not hold it", async () => {
+    const busy = await createLocation();
+    const quiet = await createLocation();
+    const other = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const a = await movedClient(busy.id, other.id);
+    await note(busy.id, a);
+    await note(busy.id, a);
+    await booking(busy.id, a, nowMinute() + 1440);
+    await a.leave();
+    const res = await api(`/v2/locations/${busy.id}`, { method: "DELETE", token });
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.location).toBe(
+      "2 session note(s) are stored at this location: they are its clients' clinical history, so the location cannot be deleted. 1 future session(s) are booked at this location: cancel them first.",
+    );
+    const b = await movedClient(quiet.id, other.id);
+    await booking(quiet.id, b, nowMinute() - 1440);
+    await booking(quiet.id, b, nowMinute() + 1440, "cancelled");
+    const [gone] = await note(quiet.id, b);
+    await db().update(notes).set({ deletedAt: "2026-02-01T00:00:00.000Z" }).where(eq(notes.id, gone!.id));
+    const deletedClient = await createPatient({ locationId: quiet.id });
+    await note(quiet.id, { patient: deletedClient, provider: b.provider });
+    await db().update(patients).set({ deletedAt: "2026-02-01T00:00:00.000Z" }).where(eq(patients.id, deletedClient.id));
+    await b.leave();
+    const ok = await api(`/v2/locations/${quiet.id}`, { method: "DELETE", token });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+  });
+
+  it("a rate record created between the check and the write: 422, nothing written, no audit row", async () => {
+    const loc = await createLocation();
+    const admin = await createUser({ role: "ADMIN" });
+    const actor = (await getActor(db(), "user", admin.id))!;
+    const racing = beforeWriteDb(() => db().insert(rateRecords).values({ name: "Late rates", locationId: loc.id }));
+    const result = await deleteLocation({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, loc.id);
+    expect(result).toMatchObject({ ok: false, status: 422, errors: { location: "1 rate record(s) name this location: give them another location or delete them first." } });
+    expect(await deletedAtOf(loc.id)).toBeNull();
+    expect(await deleteAudits(loc.id)).toBe(0);
   });
 
   it("an employee placed there between the check and the write: 422, nothing written, no audit row", async () => {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { locations, userLocations, users } from "~/db/schema";
+import { locations, rateRecords, userLocations, users } from "~/db/schema";
 import { createLocation, createPatient, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 
 /** The location screens (platform §2 location routes, §3 Location), driven as a browser without JavaScript would. */
@@ -133,6 +133,16 @@ describe("/location/register", () => {
     await db().update(users).set({ locationId: other.id }).where(eq(users.id, rbt.id));
     expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(303);
     expect((await row(loc.id)).deletedAt).not.toBeNull();
+  });
+
+  it("refuses to delete a location that rate records still name, with the message (decision 015, stop 40)", async () => {
+    const loc = await createLocation({ title: "Has Rates" });
+    await db().insert(rateRecords).values({ name: "Rates", locationId: loc.id, rbt: 20 });
+    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, await manager([loc.id]));
+    expect(res.status).toBe(422);
+    const body = await res.text();
+    expect(body).toContain("1 rate record(s) name this location: give them another location or delete them first.");
+    expect((await row(loc.id)).deletedAt).toBeNull();
   });
 
   it("answers 403 to a user with only manage_locations_access", async () => {
