@@ -149,8 +149,8 @@ function forChangeQuery(ctx: ModelContext, id: number) {
 }
 
 export async function updateRateRecord(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RateRecordJson>> {
-  // One read batch (the record with the audit tail, and the live locations among the one the body names and the
-  // stored one), then the write batch, which reads the record back: two round trips (decision 043, stop 37).
+  // One read batch (the record with the audit tail, and whether the location the body names is live), then the
+  // write batch, which reads the record back: two round trips (decision 043, stop 37).
   const sentLocation = plainId(raw.location_id);
   const storedLocation = sql`(select ${rateRecords.locationId} from ${rateRecords} where ${rateRecords.id} = ${id})`;
   const [[row], liveLocations, [latest]] = await ctx.db.batch([
@@ -170,10 +170,16 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const parsed = parseChange(RateRecordInput, body, opts.partial ? asInput : null);
   const dated = parseWith(EffectiveFromInput, { effective_from: sentDate });
   if (!parsed.ok || !dated.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(dated.ok ? {} : dated.errors) });
+  // A save that keeps the stored location keeps it unchecked (decision 017, stop 33's rule for insurer links; stop 40):
+  // a record stored at a location deleted before deletes were refused for it still saves. A new location is checked.
   // A location the batch did not read (a body the schema reads differently) is looked up on its own: never a skipped check.
-  const locationRead = parsed.data.location_id === sentLocation || parsed.data.location_id === current.location_id;
+  const kept = parsed.data.location_id === current.location_id;
   const readLocation = liveLocations.find((l) => l.id === parsed.data.location_id);
-  const checked = locationRead ? { bad: locationRefusal(ctx, parsed.data.location_id, !!readLocation), timeZone: readLocation?.timeZone ?? "UTC" } : await checkLocation(ctx, parsed.data.location_id);
+  const checked = kept
+    ? { bad: null, timeZone: readLocation?.timeZone ?? "UTC" }
+    : parsed.data.location_id === sentLocation
+      ? { bad: locationRefusal(ctx, parsed.data.location_id, !!readLocation), timeZone: readLocation?.timeZone ?? "UTC" }
+      : await checkLocation(ctx, parsed.data.location_id);
   if (checked.bad) return invalid(checked.bad);
   // An amount change applies from its date (default: today at the location); a change of the name, location or
   // info alone leaves the history as it is (decision 039, stop 40).

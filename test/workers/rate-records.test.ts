@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { rateRecords } from "~/db/schema";
+import { locations, rateRecords } from "~/db/schema";
 import type { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
 import { parseRateInfo } from "~/domain/rates";
@@ -49,6 +49,24 @@ describe("rate records", () => {
     expect(await updateRateRecord(ctx, theirs!.id, { name: "Mine now", location_id: mine.id }, { partial: false, version: null })).toMatchObject({ ok: false, status: 404 });
     expect(await deleteRateRecord(ctx, theirs!.id)).toMatchObject({ ok: false, status: 404 });
     expect(await createRateRecord(ctx, { name: "Sneaky", location_id: other.id })).toMatchObject({ ok: false, status: 422, errors: { location_id: "Choose a valid option." } });
+  });
+
+  it("a save that keeps a stored location deleted meanwhile saves; naming a deleted location is refused (decision 017, stop 40)", async () => {
+    const gone = await createLocation();
+    const alsoGone = await createLocation();
+    const [stored] = await db().insert(rateRecords).values({ name: "Old clinic rates", locationId: gone.id, rbt: 20 }).returning();
+    await db().update(locations).set({ deletedAt: "2026-01-01T00:00:00.000Z" }).where(eq(locations.id, gone.id));
+    await db().update(locations).set({ deletedAt: "2026-01-01T00:00:00.000Z" }).where(eq(locations.id, alsoGone.id));
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const patch = (body: Record<string, unknown>) => api(`/v2/rate-records/${stored!.id}`, { method: "PATCH", token, body });
+    const kept = await patch({ rbt: 21 });
+    expect(kept.status, await kept.clone().text()).toBe(200);
+    expect(await kept.json()).toMatchObject({ data: { rbt: 21, location_id: gone.id } });
+    expect((await patch({ rbt: 22, location_id: gone.id })).status).toBe(200);
+    const moved = await patch({ location_id: alsoGone.id });
+    expect(moved.status).toBe(422);
+    expect(((await moved.json()) as { errors: Record<string, string> }).errors.location_id).toBe("Choose a valid option.");
+    expect((await db().select().from(rateRecords).where(eq(rateRecords.id, stored!.id)))[0]).toMatchObject({ locationId: gone.id, rbt: 22 });
   });
 
   it.each([
