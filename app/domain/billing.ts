@@ -241,6 +241,20 @@ export function priceNote(services: readonly PriceService[], note: PricedNoteFac
 }
 
 /**
+ * Notes that price alike (`priceNote`'s facts but the units and own price), with how many there are: the notes a
+ * price's delete would re-price, grouped by the read (decision 017, stop 40).
+ */
+export type PricedNoteGroup = Omit<PricedNoteFacts, "units" | "unitPriceCents"> & { n: number };
+
+/**
+ * How many of the grouped notes the service prices today: those whose price `priceNote` takes from it. The groups
+ * hold only notes priced as today (no price of their own, no generated, sent or accepted claim holding its line's).
+ */
+export function notesPricedBy(services: readonly PriceService[], serviceId: number, groups: readonly PricedNoteGroup[]): number {
+  return groups.reduce((sum, g) => (priceNote(services, { ...g, units: 0, unitPriceCents: null }).service?.id === serviceId ? sum + g.n : sum), 0);
+}
+
+/**
  * What the claim line that bills a note carries (claim_lines): its unit price, multiplier (null on lines built before
  * stop 28), charge, units and the multiplier of its notes' XP amount (null on lines built before stop 40). Read for a
  * note held by a generated, sent or accepted claim (`claimedLineOf`).

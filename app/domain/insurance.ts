@@ -368,6 +368,13 @@ export const INSURER_IN_USE = {
   paServices: (n: number) => `${n} PA service(s) still use this insurer: choose another insurer on them first.`,
 } as const;
 
+/**
+ * Why an insurer's price (service) cannot be deleted yet: the live notes of live clients it prices today (no price of
+ * their own, no generated, sent or accepted claim holding one), which would fall to $0.00 (decision 017, stop 40).
+ */
+export const SERVICE_IN_USE = (n: number) =>
+  `${n} note(s) are priced by this service: deleting it would leave them with no price ($0.00). Change its price instead, or delete it once generated claims bill those notes.`;
+
 /** How a select names a stored insurer that was deleted (kept so that an untouched save keeps the link). */
 export function deletedInsurerLabel(name: string): string {
   return `${name} (deleted)`;

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { insuranceServices, insurances, locations } from "~/db/schema";
-import { dollarPrice, pickService } from "~/domain/billing";
-import { INSURER_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
+import { INSURER_IN_USE, SERVICE_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -10,6 +10,8 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
+import { claimedLineOf } from "./claimed-notes.server";
 import { locationOptionsQuery } from "./locations.server";
 import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
@@ -426,10 +428,54 @@ export async function updateInsuranceService(
   return ok(serviceJson(rows[0]), "Service updated.");
 }
 
-/** Soft delete. With `insuranceId`, the service must belong to that insurer. */
+/**
+ * The live notes of live clients (every location: a price without a location is the insurer's everywhere) that the
+ * service could price today, grouped by what the price pick reads of them: the payer is the service's insurer, the
+ * CPT its code, no price of their own, and no generated, sent or accepted claim holds their line's price. Which of
+ * them the service actually prices is the pick's to say (`notesPricedBy`). One statement for a read's batch.
+ */
+function notesPricedAsTodayQuery(ctx: ModelContext, service: InsuranceServiceJson) {
+  const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const credential = providerCredentialSql(notes.providerId);
+  return ctx.db
+    .select({ locationId: notes.locationId, cptCode: notes.cptCode, type: notes.type, md: notes.md, md2: notes.md2, providerCredential: sql<string | null>`${credential}`.as("credential"), n: count() })
+    .from(notes)
+    .innerJoin(patients, and(eq(patients.id, notes.patientId), isNull(patients.deletedAt)))
+    .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+    .where(
+      and(
+        isNull(notes.deletedAt),
+        sql`upper(trim(${notes.cptCode})) = ${service.cpt_code.trim().toUpperCase()}`,
+        sql`${payer} = ${service.insurance_id}`,
+        sql`coalesce(${notes.unitPriceCents}, 0) <= 0`,
+        sql`${claimedLineOf(notes.id)} is null`,
+      ),
+    )
+    .groupBy(notes.locationId, notes.cptCode, notes.type, notes.md, notes.md2, sql`credential`);
+}
+
+/**
+ * How many notes the service prices today (one read batch: the insurer's services and the notes it could price); the
+ * delete is refused while any are, and the screen's confirm step says so.
+ */
+export async function notesPricedByService(ctx: ModelContext, service: InsuranceServiceJson): Promise<number> {
+  const [services, groups] = await ctx.db.batch([priceServicesQuery(ctx, [service.insurance_id]), notesPricedAsTodayQuery(ctx, service)]);
+  return notesPricedBy(
+    services,
+    service.id,
+    groups.map((g) => ({ ...g, modifiers: [g.md, g.md2], insurerId: service.insurance_id, n: Number(g.n) })),
+  );
+}
+
+/**
+ * Soft delete. With `insuranceId`, the service must belong to that insurer. Refused (422) while live notes are
+ * priced by it (decision 017, stop 40): their charges would fall to $0.00.
+ */
 export async function deleteInsuranceService(ctx: ModelContext, id: number, insuranceId?: number): Promise<ModelResult<null>> {
   const current = await getInsuranceService(ctx, id);
   if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
+  const priced = await notesPricedByService(ctx, current);
+  if (priced > 0) return invalid({ service: SERVICE_IN_USE(priced) });
   await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
     ctx.db.update(insuranceServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(insuranceServices.id, id)),
     bumpListVersion(ctx.db, INSURANCE_SERVICES),

@@ -10,6 +10,7 @@ import {
   createInsuranceService,
   deleteInsurance,
   deleteInsuranceService,
+  notesPricedByService,
   getInsurance,
   updateInsurance,
   updateInsuranceService,
@@ -21,7 +22,7 @@ import { formResult, formValues, formVersion, modelContextFor, requireDeleteConf
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { dollarPrice } from "~/domain/billing";
-import { serviceLocationText } from "~/domain/insurance";
+import { SERVICE_IN_USE, serviceLocationText } from "~/domain/insurance";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
@@ -32,7 +33,11 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const insurance = await getInsurance(ctx, requireId(params.id, "Insurance"));
   if (!insurance) throw notFound("Insurance not found.");
-  return { insurance, locations: await locationOptions(ctx) };
+  // A service's confirm step says how many notes it prices today: the delete is refused while any are (decision 017, stop 40).
+  const confirming = /^delete-service-(\d{1,15})$/.exec(new URL(request.url).searchParams.get("confirm") ?? "");
+  const toDelete = confirming ? insurance.services.find((s) => s.id === Number(confirming[1])) : undefined;
+  const [options, priced] = await Promise.all([locationOptions(ctx), toDelete ? notesPricedByService(ctx, toDelete) : 0]);
+  return { insurance, locations: options, priced };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -78,7 +83,7 @@ const INSURER_LABELS = {
 const SERVICE_LABELS = { max_per_day: "Max units per day", location_id: "Location" };
 
 export default function EditInsurance() {
-  const { insurance, locations } = useLoaderData<typeof loader>();
+  const { insurance, locations, priced } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -162,7 +167,7 @@ export default function EditInsurance() {
         )}
         {toDelete ? (
           <ConfirmDelete
-            question={`Are you sure you want to delete the service “${toDelete.code}”${toDelete.description ? ` (${toDelete.description})` : ""}?`}
+            question={`${priced > 0 ? `${SERVICE_IN_USE(priced)} ` : ""}Are you sure you want to delete the service “${toDelete.code}”${toDelete.description ? ` (${toDelete.description})` : ""}?`}
             intent="delete-service"
             fields={{ service_id: toDelete.id, ...DELETE_CONFIRMED }}
             cancelTo={`/insurance/list/edit/${insurance.id}`}
