@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { flag } from "./fields";
 import { fittingModifiers, MODIFIER_CODES } from "./insurance";
-import { NoteModifier, weekOf } from "./note-rules";
+import { claimLabelAccepted, NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
 import { MAX_PAGE, PositiveInt } from "./paging";
@@ -39,7 +39,10 @@ export const BILLING_MESSAGES = {
   /** A new PA number on a note that stays billed, which its claim line could not carry (decision 034, stop 31). */
   billedPaNumber: (reasons: string) => `This note is billed, and its claim could not carry this PA number: ${reasons} Keep its PA number, or untick Billed in the same save.`,
   /** A note on a claim that is not rejected: the claim was built with its modifiers and charge (decision 032). */
-  onClaim: (claim: string) => `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
+  onClaim: (claim: string) =>
+    claimLabelAccepted(claim)
+      ? `This note is on claim ${claim}: the payer accepted it, so its modifiers and billed flag are final (paid history) and cannot be changed.`
+      : `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
   /** Pay unticked on a note an imported 835 paid (decision 030, stop 40). */
   paidByRemittance: (trace: string, date: string) =>
     `Paid by remittance ${trace} on ${date}; a payment recorded from a remittance cannot be unticked. Its claim and remittance still show it paid.`,

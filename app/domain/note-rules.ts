@@ -26,6 +26,11 @@ export interface Refusal {
   rule?: NoteRule;
 }
 
+/** Whether a claim label ("C0000001 (accepted)", liveClaimLabel) names an accepted claim: final, never voided. */
+export function claimLabelAccepted(label: string): boolean {
+  return label.endsWith("(accepted)");
+}
+
 /** The rules firstRefusal checks, in its order. */
 export type NoteRule = "skipped_time" | "pa_not_of_client" | "pa_not_covering" | "client_overlap" | "provider_overlap" | "provider_buffer" | "day_cap" | "week_cap" | "pa_units";
 
@@ -51,7 +56,14 @@ export const NOTE_MESSAGES = {
   signedKeepsName: "This note is signed: an amendment can correct the provider's typed name but not remove it.",
   signedKeepsDate: "This note is signed: an amendment can correct the date signed but not remove it.",
   otherName: "Name this behavior, or clear its numbers.",
-  onClaim: (claim: string) => `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
+  /**
+   * `claim` is liveClaimLabel's "C0000001 (sent)". An accepted claim cannot be voided (decision 032): its note is
+   * final, so the message does not point to a step the product refuses (decision 032, stop 40).
+   */
+  onClaim: (claim: string) =>
+    claimLabelAccepted(claim)
+      ? `This note is on claim ${claim}: the payer accepted it, so the note is final (paid history). What the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) cannot be changed, and the note cannot be deleted.`
+      : `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
   /** A billed note keeps what it billed (BILLED_NOTE_FIELDS) and is not deleted; its billing row unticks it (decision 034, stop 30). */
   billed: "This note is billed: untick Billed first (Billing by client) to change what it billed.",
   countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",

@@ -31,6 +31,7 @@ import {
 } from "~/domain/note-rules";
 import { NOTE_LIMITS, typedMinutes, unitsForMinutes, type NoteInput } from "~/domain/notes";
 import { parseWith } from "~/domain/validation";
+import { BILLING_MESSAGES } from "~/domain/client-reports";
 
 const DAY = 20_000; // any day number
 
@@ -542,5 +543,22 @@ describe("an edit that changes nothing (probe 8964 §3)", () => {
     ["the summary", { content: { ...(stored.content as object), summary_note: "Met with client." } }, false],
   ])("%s → changes nothing: %s", (_, change, same) => {
     expect(changesNothing({ ...stored, ...change } as NoteInput, stored)).toBe(same);
+  });
+});
+
+describe("a note on a claim: the refusal's advice follows the claim's status (decision 032, stop 40)", () => {
+  it.each([
+    ["C0000001 (draft)", true],
+    ["C0000002 (generated)", true],
+    ["C0000003 (sent)", true],
+    ["C0000004 (accepted)", false],
+  ] as const)("%s: says to void the claim first: %s", (label, voidable) => {
+    const note = NOTE_MESSAGES.onClaim(label);
+    const billing = BILLING_MESSAGES.onClaim(label);
+    expect(note).toContain(`This note is on claim ${label}`);
+    expect(note.includes("Reject (void) that claim first.")).toBe(voidable);
+    expect(billing.includes("Reject (void) that claim first")).toBe(voidable);
+    expect(note.includes("final (paid history)")).toBe(!voidable);
+    expect(billing.includes("final (paid history)")).toBe(!voidable);
   });
 });
