@@ -52,12 +52,14 @@ const assignees = aliasedTable(users, "assignee");
 const ticketColumns = {
   ticket: tickets,
   requesterName: sql<string>`trim(${requesters.name} || ' ' || ${requesters.surname})`,
-  requesterEmail: requesters.email,
+  // A deleted requester's address is free for someone else (decision 015, stop 33): no ticket mail goes to it (decision 036, stop 40).
+  requesterEmail: sql<string | null>`case when ${requesters.deletedAt} is null then ${requesters.email} end`,
+  requesterDeleted: sql<number>`${requesters.deletedAt} is not null`.mapWith(Boolean),
   locationTitle: locations.title,
   locationTimeZone: locations.timeZone,
   assigneeName: sql<string | null>`trim(${assignees.name} || ' ' || ${assignees.surname})`,
 };
-type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null; locationTimeZone: string | null; assigneeName: string | null };
+type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; requesterDeleted: boolean; locationTitle: string | null; locationTimeZone: string | null; assigneeName: string | null };
 
 export function ticketJson(r: Joined, role: TicketRole = null) {
   const t = r.ticket;
@@ -70,6 +72,8 @@ export function ticketJson(r: Joined, role: TicketRole = null) {
     status: t.status,
     user_id: t.userId,
     requester_name: r.requesterName ?? "",
+    /** The requester was deleted: they cannot read an answer, and none is mailed to their old address. */
+    requester_deleted: r.requesterDeleted,
     location_id: t.locationId,
     location_title: r.locationTitle,
     /** The ticket's location's time zone (the requester's location when it was opened): the screens' days are its. */

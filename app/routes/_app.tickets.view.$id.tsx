@@ -120,7 +120,10 @@ export default function ViewTicket() {
           <StatusBadge status={ticket.status} />
         </dd>
         <dt>Requester</dt>
-        <dd>{ticket.requester_name || "—"}</dd>
+        <dd>
+          {ticket.requester_name || "—"}
+          {ticket.requester_deleted ? " (deleted: they cannot read answers, and none is emailed to them)" : ""}
+        </dd>
         <dt>Location</dt>
         <dd>{ticket.location_title ?? "—"}</dd>
         <dt>Category</dt>

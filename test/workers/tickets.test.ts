@@ -5,7 +5,7 @@ import { getUserActor } from "~/models/actors.server";
 import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
 import { TicketFilters, TicketListQuery } from "~/domain/tickets";
 import * as v from "valibot";
-import { api, apiToken, BASE, countingDb, createLocation, createParent, createUser, db, emailTo, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, BASE, countingDb, createLocation, createParent, createUser, db, emailTo, emailsTo, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 import { appFetch } from "./app-fetch";
 
 /** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
@@ -820,5 +820,21 @@ describe("the requester's edit ends with the office's first answer (probe 8904 #
     } else {
       expect((await ticketRow(t.id)).body).toBe("Totally different question now");
     }
+  });
+});
+
+describe("a deleted requester's open ticket (decision 036, stop 40)", () => {
+  it("answering it emails nobody (their address is free for someone else), and the view says they were deleted", async () => {
+    const leaver = await createUser({ permissions: [], locations: [A], name: "Lena" });
+    const res = await api("/v2/tickets", { method: "POST", token: await apiToken(leaver), body: { subject: "Leaving soon", body: "My badge.", category: "technical", priority: "low" } });
+    expect(res.status).toBe(201);
+    const t = ((await res.json()) as { data: { id: number } }).data;
+    const admin = await apiToken(await createUser({ role: "ADMIN" }));
+    expect((await api(`/doctors/destroy/${leaver.id}`, { method: "DELETE", token: admin })).status).toBe(200);
+    const answered = await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "Noted." } });
+    expect(answered.status).toBe(201);
+    expect(await emailsTo(leaver.email)).toEqual([]);
+    const view = await (await request(`/tickets/view/${t.id}`, { cookie: cookies.officeA })).text();
+    expect(view).toContain("(deleted: they cannot read answers, and none is emailed to them)");
   });
 });
