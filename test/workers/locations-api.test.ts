@@ -8,6 +8,23 @@ import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatie
 const valid = { title: "Orlando Clinic", city: "Orlando", state: "FL", zip: "32801", phone1: "407-555-0100", email: "orlando@clinic.test", time_zone: "America/New_York", pos_codes: ["11", "12"] };
 
 describe("/api/v2/locations", () => {
+  /** A location holding what `place` put there is not deleted (422 with the count, nothing written); once the returned step frees it, it is. */
+  async function refusedUntilFreed(place: (at: number, to: number) => Promise<() => unknown>, message: string) {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const free = await place(loc.id, other.id);
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const refused = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors.location).toBe(message);
+    expect(await deletedAtOf(loc.id)).toBeNull();
+    expect(await deleteAudits(loc.id)).toBe(0);
+    await free();
+    const res = await api(`/location/destroy/${loc.id}`, { method: "DELETE", token });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await deletedAtOf(loc.id)).not.toBeNull();
+  }
+
   it("lists only the user's locations, paginated with totals", async () => {
     const mine = await createLocation({ title: "Alpha" });
     await createLocation({ title: "Beta" });
@@ -112,20 +129,7 @@ describe("/api/v2/locations", () => {
       const p = await createParent({ locationId: at });
       return () => db().update(parents).set({ locationId: to }).where(eq(parents.id, p.id));
     }, PARENTS_THERE],
-  ] as const)("DELETE is refused (422 with the count, nothing written) while %s; once they move, it goes", async (_label, place, message) => {
-    const loc = await createLocation();
-    const other = await createLocation();
-    const move = await place(loc.id, other.id);
-    const token = await apiToken(await createUser({ role: "ADMIN" }));
-    const refused = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token });
-    expect(refused.status).toBe(422);
-    expect(((await refused.json()) as { errors: Record<string, string> }).errors.location).toBe(message);
-    expect(await deletedAtOf(loc.id)).toBeNull();
-    expect(await deleteAudits(loc.id)).toBe(0);
-    await move();
-    expect((await api(`/location/destroy/${loc.id}`, { method: "DELETE", token })).status).toBe(200);
-    expect(await deletedAtOf(loc.id)).not.toBeNull();
-  });
+  ] as const)("DELETE is refused (422 with the count, nothing written) while %s; once they move, it goes", (_label, place, message) => refusedUntilFreed(place, message));
 
   // Records stored at the location that would drop out of sight with it (decision 015, stop 40): the client has
   // moved to another location, yet their note, booking or claim keeps this one.
@@ -162,21 +166,7 @@ describe("/api/v2/locations", () => {
       const [r] = await db().insert(rateRecords).values({ name: "Rates", locationId: at, rbt: 20 }).returning();
       return () => db().update(rateRecords).set({ locationId: to }).where(eq(rateRecords.id, r!.id));
     }, "1 rate record(s) name this location: give them another location or delete them first."],
-  ] as const)("DELETE is refused (422 with the count, nothing written) while it holds %s; once that goes, so can the location", async (_label, place, message) => {
-    const loc = await createLocation();
-    const other = await createLocation();
-    const free = await place(loc.id, other.id);
-    const token = await apiToken(await createUser({ role: "ADMIN" }));
-    const refused = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token });
-    expect(refused.status).toBe(422);
-    expect(((await refused.json()) as { errors: Record<string, string> }).errors.location).toBe(message);
-    expect(await deletedAtOf(loc.id)).toBeNull();
-    expect(await deleteAudits(loc.id)).toBe(0);
-    await free();
-    const res = await api(`/location/destroy/${loc.id}`, { method: "DELETE", token });
-    expect(res.status, await res.clone().text()).toBe(200);
-    expect(await deletedAtOf(loc.id)).not.toBeNull();
-  });
+  ] as const)("DELETE is refused (422 with the count, nothing written) while it holds %s; once that goes, so can the location", (_label, place, message) => refusedUntilFreed(place, message));
 
   it("several kinds at once are all named; past or cancelled bookings, deleted notes and a deleted client's notes do not hold it", async () => {
     const busy = await createLocation();
