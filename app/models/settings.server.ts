@@ -60,6 +60,11 @@ export async function getAuthSettings(db: Db): Promise<AuthSettings> {
   return value;
 }
 
+/** Drops this isolate's copy, so the next read is fresh (a settings save; tests that count a request's statements). */
+export function forgetAuthSettings(): void {
+  cache.value = null;
+}
+
 async function readAuthSettings(db: Db): Promise<AuthSettings> {
   const rows = await db.select().from(settings).where(inArray(settings.key, Object.values(KEYS)));
   const map = new Map(rows.map((r) => [r.key, r.value]));
@@ -124,6 +129,6 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
     ),
     bumpListVersion(ctx.db, "settings"),
   ]);
-  cache.value = null;
+  forgetAuthSettings();
   return ok(form, SETTINGS_MESSAGES.saved);
 }
