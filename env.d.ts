@@ -20,8 +20,14 @@ declare global {
     /** "true" (development only) answers the API from the built-in fake backend; never on by default. */
     MOCK_MODE?: string;
     PRODUCTION_URL: string;
+    /** The app's own address, for links in emails (decision 005); production falls back to PRODUCTION_URL. */
+    APP_URL?: string;
     RESEND_API_KEY?: string;
     EMAIL_FROM?: string;
+    /** Resend's API address (default https://api.resend.com), e.g. an integrator's test server. */
+    RESEND_BASE_URL?: string;
+    /** Milliseconds before a Resend call that does not answer is given up (default 10000). */
+    RESEND_TIMEOUT_MS?: string;
     /** Secret for API bearer tokens. Required outside development. */
     JWT_SECRET?: string;
     /** Optional secret mixed into every password hash. */
