@@ -26,7 +26,7 @@ import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAu
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
-import { enqueueEmail, securityNotice } from "~/services/jobs.server";
+import { enqueueEmail, recordEmailFailure, securityNotice } from "~/services/jobs.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { PrincipalType } from "./actors.server";
@@ -658,7 +658,7 @@ type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
  * tells): one batch reads the account of the kind asked for (staff, or parent as the sign-in's tick says) and the
  * hour's resets, a code is drawn and hashed, one batch of two writes follows (without such an account it records a
  * decoy, also when the email is the other kind's: decision 016, stop 35), and the email itself is sent after the
- * answer (waitUntil). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
+ * answer (waitUntil; a failed send is recorded, recordEmailFailure). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
  */
 export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
@@ -692,8 +692,12 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
   ]);
   if (!principal) return { challengeId: id };
   app.waitUntil(
-    app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
-      console.error("password reset email failed", e);
+    // A failed send is not revealed to the caller (decision 016) but recorded for administrators (decision 005).
+    app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch(async (e: unknown) => {
+      console.warn("password reset email failed; recording the failure", e);
+      await recordEmailFailure(app.env, { kind: "password_reset_code", account: { type: principal.type, id: principal.id } }, "reset").catch((r: unknown) =>
+        console.error("could not record a failed password reset email", r),
+      );
     }),
   );
   return { challengeId: id };
@@ -790,7 +794,7 @@ export async function setPassword(
     ...(change.keep ? [change.keep()] : []),
   ]);
   const who = await getPrincipalById(app.db, principal.type, principal.id);
-  if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"));
+  if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"), { kind: "password_changed", account: principal });
 }
 
 /* ---------------------------------------------------------------- first-run registration */

@@ -378,8 +378,9 @@ export async function updateParent(
   const [after] = results[results.length - 1] as unknown as { p: Row; locationTitle: string | null }[];
   const saved = after ? toJson(after) : await findParent(ctx, id);
   if (!rows[0]) return conflict(saved ?? current);
-  if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"));
-  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
+  const account = { type: "parent", id } as const;
+  if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account });
+  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name), { kind: "email_changed", account });
   return ok(saved!, "Parent updated.");
 }
 
@@ -412,7 +413,7 @@ export async function changeOwnParentEmail(ctx: ModelContext, app: Pick<AppConte
     if (/UNIQUE constraint failed: parents\.email/i.test(errorText(e))) return invalid({ email: EMAIL_IN_USE });
     throw e;
   }
-  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name));
+  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name), { kind: "email_changed", account: { type: "parent", id } });
   return ok(null, AUTH_MESSAGES.ownEmailChanged);
 }
 
@@ -476,6 +477,6 @@ export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext,
     bumpListVersion(ctx.db, PARENTS),
     ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
   ]);
-  await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"));
+  await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account: { type: "parent", id } });
   return ok(null, "Password set. The parent has been signed out everywhere.");
 }

@@ -24,6 +24,7 @@ import type { StaffGone } from "~/domain/patients";
 import { zonedDate } from "~/domain/time";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
+import type { EmailAbout } from "~/services/jobs.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { idempotencyKeyReused, isTokenRace, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
@@ -442,7 +443,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   // The new assignee is told, like the requester of an answer: after the write, through the queue. Not when
   // unassigned, nor when the actor took it themselves (an unchanged assignee is no assignment at all).
   const told = assigning && newAssignee !== null && newAssignee !== ctx.actor.id ? candidateRows[0] : undefined;
-  if (told?.email && opts.notice) await opts.notice.send(assignedEmail(told.email, `${told.name} ${told.surname}`.trim(), id, opts.notice.origin));
+  if (told?.email && opts.notice) await opts.notice.send(assignedEmail(told.email, `${told.name} ${told.surname}`.trim(), id, opts.notice.origin), { kind: "ticket_assigned", account: { type: "user", id: told.id } });
   return ok(current2, onlyAssignment ? (newAssignee === null ? "Ticket unassigned." : "Ticket assigned.") : "Ticket updated.");
 }
 
@@ -466,9 +467,9 @@ export type AssigneeOption = { value: number; label: string };
 
 /** How a change tells someone about a ticket: the email queue and the app's address for the link. */
 export interface TicketNotice {
-  /** Queues the email (enqueueEmail with the request's app). */
-  send: (email: Email) => Promise<void>;
-  /** The app's address, for the link in the email (the request's origin). */
+  /** Queues the email (enqueueEmail with the request's app); never throws (a failed send is recorded). */
+  send: (email: Email, about: EmailAbout) => Promise<void>;
+  /** The app's address, for the link in the email (appAddress: APP_URL, else PRODUCTION_URL; in development the request's origin). */
   origin: string;
 }
 
@@ -551,7 +552,7 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
   }
   const response = inserted[0]!;
   if (role === "office" && opts.notice && current.requester_email) {
-    await opts.notice.send(answeredEmail(current.requester_email, current.requester_name, id, opts.notice.origin));
+    await opts.notice.send(answeredEmail(current.requester_email, current.requester_name, id, opts.notice.origin), { kind: "ticket_answered", account: { type: "user", id: current.user_id } });
   }
   return ok({ id: response.id, ticket_id: id, user_id: ctx.actor.id, author_name: `${ctx.actor.name} ${ctx.actor.surname}`.trim(), body: response.body, by_staff: response.byStaff, created_at: response.createdAt }, "Response sent.");
 }

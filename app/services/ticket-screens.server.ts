@@ -5,6 +5,7 @@ import { parseWith } from "~/domain/validation";
 import type { TicketNotice } from "~/models/tickets.server";
 import type { AppContext } from "./context.server";
 import { listQueryFrom } from "./forms.server";
+import { appAddress } from "./email.server";
 import { enqueueEmail } from "./jobs.server";
 
 /**
@@ -24,8 +25,8 @@ export function ticketListQuery(request: Request) {
 
 /**
  * How a screen tells someone about a ticket (the requester of an answer, the staff member it was assigned
- * to): the email queue, with a link on this app's address.
+ * to): the email queue, with a link on this app's configured address (appAddress, decision 005).
  */
 export function ticketNotice(request: Request, app: AppContext): TicketNotice {
-  return { send: (email) => enqueueEmail(app, email), origin: new URL(request.url).origin };
+  return { send: (email, about) => enqueueEmail(app, email, about), origin: appAddress(app.env, request.url) };
 }

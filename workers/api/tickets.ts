@@ -5,6 +5,7 @@ import { flag, MESSAGES } from "~/domain/fields";
 import { MAX_PAGE, PositiveInt } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
+import { appAddress } from "~/services/email.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
@@ -104,10 +105,10 @@ export const ticketsV2 = new Hono<AppEnv>()
   .all("/:id/mark-read", unsupported)
   .all("/:id/responses", unsupported);
 
-/** How a call tells someone about a ticket (an answer's requester, a new assignee): the email queue, a link on this origin. */
+/** How a call tells someone about a ticket (an answer's requester, a new assignee): the email queue, a link on the app's configured address (decision 005). */
 function notice(c: Context<AppEnv>): TicketNotice {
   const app = c.var.app;
-  return { send: (email) => enqueueEmail(app, email), origin: new URL(c.req.url).origin };
+  return { send: (email, about) => enqueueEmail(app, email, about), origin: appAddress(app.env, c.req.url) };
 }
 
 async function update(c: Context<AppEnv>, partial: boolean) {

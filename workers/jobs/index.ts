@@ -1,14 +1,16 @@
 import { d1Database } from "~/db/client.server";
 import { consumePdfJob } from "~/models/pdf-jobs.server";
 import { emailSenderFor } from "~/services/email.server";
-import type { EmailJob } from "~/services/jobs.server";
+import { EMAIL_QUEUE_MAX_RETRIES, recordEmailFailure, type EmailJob } from "~/services/jobs.server";
 
 /**
  * Queue consumer, dispatched by `message.body.kind`: "email" (baseline-email) sends a queued email,
  * "pdf" (baseline-pdf) makes a PDF job's file (decision 041). Each message is acknowledged once
  * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml), except a PDF job
  * that cannot succeed on a retry (consumePdfJob answers "failed": its requester lost access, its plan is gone, no
- * file storage), which is acknowledged. A message of unknown shape is acknowledged and logged, so it cannot block
+ * file storage), which is acknowledged. An email whose last retry fails (attempts = EMAIL_QUEUE_MAX_RETRIES + 1) is
+ * recorded (recordEmailFailure: its kind and the recipient's account, decision 005) and acknowledged, so it is not
+ * dropped unseen. A message of unknown shape is acknowledged and logged, so it cannot block
  * the queue.
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
@@ -43,9 +45,21 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: 
     }
     try {
       sender ??= emailSenderFor(env, d1Database(env.DB));
-      await sender.send(job.email);
+      // The same key on every delivery of this message: the provider sends the email once however often it is retried.
+      await sender.send(job.email, { idempotencyKey: job.key ?? message.id });
       message.ack();
     } catch (e) {
+      if (message.attempts > EMAIL_QUEUE_MAX_RETRIES) {
+        try {
+          await recordEmailFailure(env, job.about, "queue");
+          console.warn(`queue ${batch.queue}: send failed for ${message.id} after ${message.attempts} attempts; recorded`, e);
+          message.ack();
+        } catch (r) {
+          console.error(`queue ${batch.queue}: send failed for ${message.id} and the failure could not be recorded`, r);
+          message.retry({ delaySeconds: 30 });
+        }
+        continue;
+      }
       console.warn(`queue ${batch.queue}: send failed for ${message.id}, will retry`, e);
       message.retry({ delaySeconds: 30 });
     }
