@@ -27,11 +27,18 @@ export function yearChartOptions(m: YearChartModel, width: number, hooks: uPlot.
     ],
     series: [
       { label: "Month" },
-      // Male bars end at the month's tick, female bars start there: a pair centred on each month.
-      ...m.series.map((s, k) => ({ label: s.label, stroke: s.color, fill: s.color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.32, 60], align: k === 0 ? -1 : 1 }) })),
+      // One bar per series side by side, the group centred on the month's tick, as the server SVG draws them.
+      ...m.series.map((s, k) => ({ label: s.label, stroke: s.color, fill: s.color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ disp: barPlace(m, k) }) })),
     ],
     hooks,
   };
+}
+
+/** Each month's band is one x unit wide; a series' bar starts at its slot (values in x units, uPlot's unit 1). */
+function barPlace(m: YearChartModel, k: number) {
+  const x0 = m.months.map((x) => x.month + (k - m.series.length / 2) * m.barShare);
+  const size = m.months.map(() => m.barShare);
+  return { x0: { unit: 1, values: () => x0 }, size: { unit: 1, values: () => size } } as unknown as uPlot.Series.BarsPathBuilderOpts["disp"];
 }
 
 function tooltip(u: uPlot, m: YearChartModel, el: HTMLElement): void {
@@ -41,7 +48,7 @@ function tooltip(u: uPlot, m: YearChartModel, el: HTMLElement): void {
     el.hidden = true;
     return;
   }
-  el.textContent = `${month.name} ${m.year}: ${month.hombre} male, ${month.mujer} female`;
+  el.textContent = `${month.name} ${m.year}: ${m.series.map((s) => `${s.values[i!]} ${s.label.toLowerCase()}`).join(", ")}`;
   el.hidden = false;
   const left = Math.min(u.cursor.left + 10, u.over.clientWidth - el.offsetWidth - 4);
   el.style.left = `${Math.max(0, left)}px`;

@@ -87,17 +87,18 @@ describe("dashboard figures", () => {
     expect(percentChange(current, before)).toBe(pct);
   });
 
-  it("fills twelve months and splits hombre / mujer", () => {
+  it("fills twelve months and splits hombre / mujer / no_indicado (gender not given or another code)", () => {
     const out = patientsByGender(2026, [
       { month: 1, gender: 1, n: 2 },
       { month: 1, gender: 2, n: 3 },
       { month: 12, gender: 2, n: 1 },
       { month: 5, gender: null, n: 4 },
+      { month: 5, gender: 3, n: 1 },
     ]);
     expect(out).toHaveLength(12);
-    expect(out[0]).toEqual({ year: 2026, month: 1, hombre: 2, mujer: 3 });
-    expect(out[11]).toEqual({ year: 2026, month: 12, hombre: 0, mujer: 1 });
-    expect(out[4]).toEqual({ year: 2026, month: 5, hombre: 0, mujer: 0 });
+    expect(out[0]).toEqual({ year: 2026, month: 1, hombre: 2, mujer: 3, no_indicado: 0 });
+    expect(out[11]).toEqual({ year: 2026, month: 12, hombre: 0, mujer: 1, no_indicado: 0 });
+    expect(out[4]).toEqual({ year: 2026, month: 5, hombre: 0, mujer: 0, no_indicado: 5 });
     expect(MONTHS_NAME[0]).toBe("Enero");
   });
 });

@@ -107,7 +107,7 @@ describe("mock mode", () => {
       (b: Record<string, any>) => {
         expect(b.months_name).toEqual(["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre", "Noviembre", "Diciembre"]);
         expect(b.query_patients_by_gender).toHaveLength(12);
-        expect(b.query_patients_by_gender[0]).toEqual({ year: 2025, month: 1, hombre: expect.any(Number), mujer: expect.any(Number) });
+        expect(b.query_patients_by_gender[0]).toEqual({ year: 2025, month: 1, hombre: expect.any(Number), mujer: expect.any(Number), no_indicado: expect.any(Number) });
       },
     ],
   ] as const)("%s %s answers its mock shape without a token or D1", async (method, path, status, check) => {

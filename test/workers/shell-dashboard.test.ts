@@ -49,6 +49,27 @@ describe("dashboard", () => {
     expect(totals).toEqual({ h: 1, m: 2 });
   });
 
+  it("clients without a gender count on the year chart and in the year answer, so both agree with the Patients tile", async () => {
+    const loc = await createLocation();
+    await createPatient({ locationId: loc.id, gender: 1 });
+    await createPatient({ locationId: loc.id, gender: 2 });
+    await createPatient({ locationId: loc.id, gender: null });
+    await createPatient({ locationId: loc.id, gender: null });
+    const user = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    const token = await apiToken(user);
+    const tile = (await (await api("/dashboard/admin", { token })).json()) as Record<string, number>;
+    expect(tile.num_patients_current).toBe(4);
+    const year = (await (await api("/dashboard/admin-year", { token })).json()) as { query_patients_by_gender: { month: number; hombre: number; mujer: number; no_indicado: number }[] };
+    const all = year.query_patients_by_gender.reduce((t, m) => ({ h: t.h + m.hombre, m: t.m + m.mujer, n: t.n + m.no_indicado }), { h: 0, m: 0, n: 0 });
+    expect(all).toEqual({ h: 1, m: 1, n: 2 });
+    expect(all.h + all.m + all.n).toBe(tile.num_patients_current);
+    const html = await (await request("/dashboard", { cookie: await signInCookie(user) })).text();
+    expect(html).toContain("4<!-- --> this month");
+    expect(html).toMatch(/New patients in \d{4}: 4 \(1 male, 1 female, 2 gender not given\)\./);
+    expect(html).toMatch(/<title>\w+ \d{4}, not given: 2<\/title>/);
+    expect(html).toContain('<th scope="col">Not given</th>');
+  });
+
   it.each(["20", "abcd", "1999"])("the year answer refuses year=%s with 422", async (year) => {
     const token = await apiToken(await createUser({ role: "ADMIN" }));
     const res = await api(`/dashboard/admin-year?year=${year}`, { token });
@@ -95,9 +116,9 @@ describe("dashboard", () => {
     expect(html).toContain("<title>March 2021, female: 1</title>");
     expect(html).toContain("<title>November 2021, female: 1</title>");
     expect(html.match(/<rect x=/g)).toHaveLength(3);
-    expect(html).toContain("New patients in 2021: 1 male and 2 female. The busiest month was March with 2.");
+    expect(html).toContain("New patients in 2021: 3 (1 male, 2 female, 0 gender not given). The busiest month was March with 2.");
     // The data table and the uPlot module (the same model as JSON).
-    expect(html).toContain('<th scope="row">March</th><td>1</td><td>1</td>');
+    expect(html).toContain('<th scope="row">March</th><td>1</td><td>1</td><td>0</td>');
     expect(html).toMatch(/src="\/assets\/year-chart-[0-9a-f]{10}\.js"/);
     expect(html).toContain('<option value="2021" selected="">2021</option>');
   });

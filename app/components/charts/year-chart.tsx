@@ -16,8 +16,6 @@ const L = 56;
 const R = 16;
 const T = 16;
 const B = 44;
-/** Each month's band holds two bars of this share of the band, side by side. */
-const BAR_SHARE = 0.32;
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -25,7 +23,7 @@ export function yearChartSvgMarkup(model: YearChartModel, id: string): string {
   const H = model.height;
   const bottom = H - B;
   const band = (W - R - L) / 12;
-  const bar = band * BAR_SHARE;
+  const bar = band * model.barShare;
   const py = (y: number) => r1(bottom - (y / (model.y.max || 1)) * (bottom - T));
   const out: string[] = [
     `<svg role="img" aria-labelledby="${esc(`${id}-title ${id}-desc`)}" viewBox="0 0 ${W} ${H}" width="100%" height="${H}" xmlns="http://www.w3.org/2000/svg">`,
@@ -48,7 +46,7 @@ export function yearChartSvgMarkup(model: YearChartModel, id: string): string {
     out.push(`<g fill="${esc(s.color)}">`);
     s.values.forEach((v, i) => {
       if (v <= 0) return;
-      const x = r1(L + band * (i + 0.5) + (k === 0 ? -bar : 0));
+      const x = r1(L + band * (i + 0.5) + (k - model.series.length / 2) * bar);
       out.push(`<rect x="${x}" y="${py(v)}" width="${r1(bar)}" height="${r1(bottom - py(v))}"><title>${esc(`${model.months[i]!.name} ${model.year}, ${s.label.toLowerCase()}: ${v}`)}</title></rect>`);
     });
     out.push(`</g>`);
@@ -59,8 +57,9 @@ export function yearChartSvgMarkup(model: YearChartModel, id: string): string {
 
 /** The data behind the chart as a table (JavaScript off, screen readers): the inside of its <details>. */
 export function yearChartDataMarkup(model: YearChartModel): string {
-  const rows = model.months.map((m) => `<tr><th scope="row">${esc(m.name)}</th><td>${m.hombre}</td><td>${m.mujer}</td></tr>`).join("");
-  return `<summary>Chart data</summary><table><caption class="visually-hidden">${esc(model.title)}</caption><thead><tr><th scope="col">Month</th><th scope="col">Male</th><th scope="col">Female</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = model.months.map((m, i) => `<tr><th scope="row">${esc(m.name)}</th>${model.series.map((s) => `<td>${s.values[i]}</td>`).join("")}</tr>`).join("");
+  const head = model.series.map((s) => `<th scope="col">${esc(s.label)}</th>`).join("");
+  return `<summary>Chart data</summary><table><caption class="visually-hidden">${esc(model.title)}</caption><thead><tr><th scope="col">Month</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 export function YearChart({ model, id }: { model: YearChartModel; id: string }) {
