@@ -12,7 +12,8 @@ import { splitName, uniqueDiagnoses, type ClaimData, type ClaimParties, type Pat
  */
 
 export interface PartyRows {
-  patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string };
+  /** parentId: the parent portal account linked to the client (its name is never the subscriber's, decision 032). */
+  patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string; parentId?: number | null };
   location: { title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; npi: string | null; taxId: string | null };
   /** The rendering provider's record (renderingProvider). */
   provider: { name: string; surname: string; profile: string } | null;
@@ -159,7 +160,7 @@ export function claimParties(rows: PartyRows): ClaimParties {
   const l = rows.location;
   return {
     billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
-    subscriber: self ? { ...client, ...ids, selfSubscriber: true } : { ...splitName(str(d, "parent_name")), ...ids, selfSubscriber: false },
+    subscriber: self ? { ...client, ...ids, selfSubscriber: true } : { ...splitName(str(d, "parent_name")), ...ids, selfSubscriber: false, parentAccountLinked: rows.patient.parentId != null },
     patient: self ? null : { ...client, relationship: patientRelationship(str(d, "relationship")) },
     payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
     renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname ?? "", npi: str(profile, "npi") },

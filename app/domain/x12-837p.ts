@@ -151,7 +151,7 @@ export interface ClaimData {
     lastName: string;
     /** The parent's name as written when its first and last names cannot be told apart (three words or more, no comma). */
     unclear?: string;
-  } & ((Demographics & { selfSubscriber: true }) | { selfSubscriber: false });
+  } & ((Demographics & { selfSubscriber: true }) | { selfSubscriber: false; /** A parent portal account is linked to the client: its name is not the subscriber's (decision 032). */ parentAccountLinked?: boolean });
   /** The client when they are not the subscriber (loop 2000C: PAT, then 2010CA). */
   patient: (Demographics & { firstName: string; lastName: string; relationship: PatientRelationship }) | null;
   payer: { name: string; payerId: string | null };
@@ -383,6 +383,11 @@ function contactPhone(phone: string | null): string | null {
   return national.length === 10 ? national : null;
 }
 
+/** Where a parent subscriber's name is written: the client form's field, by its label and section. */
+export const PARENT_NAME_WHERE = `in "Parent name" (the "Parent or guardian" section) on the client's profile`;
+/** Said when a parent account is linked to the client. */
+export const PARENT_ACCOUNT_NOT_USED = ". The linked parent account's name is not used as the insurance subscriber";
+
 /**
  * The subscriber (2010BA: the client, or the parent named on the client's profile) and, when not the same, the client
  * (2010CA). Only a self-subscriber's address and birth date are needed: a parent's are not sent (ClaimData.subscriber).
@@ -392,11 +397,12 @@ export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData[
   const client = "on the client's insurance details";
   requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, "id", out, client);
   checkText("Insured policy group", "subscriber.group", s.groupNumber, "reference", out, ` ${client}`);
-  // The subscriber's name is the client's own (self) or the parent's name field of the client's profile (probe 8925 §6).
-  const subscriberName = s.selfSubscriber ? "on the client's profile" : "as the parent's name on the client's profile";
+  // The subscriber's name is the client's own (self) or the "Parent name" field of the client's profile. A linked parent
+  // account's name is never used for it: the portal's account holder need not be the insured person (decision 032).
+  const subscriberName = s.selfSubscriber ? "on the client's profile" : PARENT_NAME_WHERE + (s.parentAccountLinked ? PARENT_ACCOUNT_NOT_USED : "");
   requireText("Subscriber first name", "subscriber.first_name", s.firstName, "firstName", out, subscriberName);
   requireText("Subscriber last name", "subscriber.last_name", s.lastName, "lastName", out, subscriberName);
-  if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").` });
+  if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. In "Parent name" (the "Parent or guardian" section) on the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").` });
   if (s.selfSubscriber) {
     if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: "The subscriber's birth date is missing. Add it on the client's profile." });
     checkAddress("Subscriber", "subscriber", s, out, "on the client's profile");

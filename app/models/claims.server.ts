@@ -118,7 +118,7 @@ const payerName = () => sql<string | null>`${payerInsurer.name}`.as("payer_name"
 /** The parties of a claim as the 837P needs them: client (and subscriber details), location, rendering provider, payer. */
 function partyColumns() {
   return {
-    patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
+    patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details, parentId: patients.parentId },
     location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
     provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
     insurer: { name: payerName(), payerId: payerInsurer.payerId },

@@ -179,6 +179,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         lastName: named(patients.lastName, "pt_last_name"),
         birthDate: named(patients.birthDate, "pt_birth_date"),
         gender: named(patients.gender, "pt_gender"),
+        parentId: named(patients.parentId, "pt_parent_id"),
         details: jsonKeys(patients.details, PARTY_DETAIL_KEYS, "pt_party_details"),
         providerFirst: named(users.name, "prov_first_name"),
         providerLast: named(users.surname, "prov_last_name"),
@@ -333,7 +334,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
       clientSameDay: byClient.get(key(n.patientId, n.sessionDate)) ?? [],
       providerNearby: n.providerId == null ? [] : (byNote.get(String(n.id)) ?? []),
       parties: {
-        patient: { firstName: r.party.firstName, lastName: r.party.lastName, birthDate: r.party.birthDate, gender: r.party.gender, details: r.party.details ?? "{}" },
+        patient: { firstName: r.party.firstName, lastName: r.party.lastName, birthDate: r.party.birthDate, gender: r.party.gender, details: r.party.details ?? "{}", parentId: r.party.parentId },
         location: r.location,
         provider: r.provider?.id != null ? { name: r.party.providerFirst ?? "", surname: r.party.providerLast ?? "", profile: r.party.providerProfile ?? "{}" } : null,
         insurer: r.insurer?.id != null ? { name: r.insurer.name, payerId: r.party.payerId } : null,

@@ -356,19 +356,25 @@ describe("the subscriber's first and last names from the parent's one name field
     expect(issues).toEqual([
       {
         field: "subscriber.last_name",
-        message: 'The parent\'s name "Mary Ann de la Cruz" has more than two words, so its first and last names cannot be told apart. On the client\'s profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").',
+        message: 'The parent\'s name "Mary Ann de la Cruz" has more than two words, so its first and last names cannot be told apart. In "Parent name" (the "Parent or guardian" section) on the client\'s profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").',
       },
     ]);
     expect(validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName("de la Cruz, Mary Ann") } })).toEqual([]);
   });
 });
 
-describe("a missing subscriber name points at the field to fill (probe 8925 §6)", () => {
-  it.each<[boolean, string]>([
-    [false, "Subscriber last name is missing. Add it as the parent's name on the client's profile."],
-    [true, "Subscriber last name is missing. Add it on the client's profile."],
-  ])("self-subscriber %s", (selfSubscriber, message) => {
-    const c = selfSubscriber ? claim() : claim({ subscriber: parent, patient: child });
+describe("a missing subscriber name points at the field to fill, by the client form's label and section", () => {
+  it.each<[string, boolean, boolean, string]>([
+    ["a parent subscriber", false, false, 'Subscriber last name is missing. Add it in "Parent name" (the "Parent or guardian" section) on the client\'s profile.'],
+    [
+      "a parent subscriber, a parent account linked (its name is not used: decision 032)",
+      false,
+      true,
+      'Subscriber last name is missing. Add it in "Parent name" (the "Parent or guardian" section) on the client\'s profile. The linked parent account\'s name is not used as the insurance subscriber.',
+    ],
+    ["the client is the subscriber", true, false, "Subscriber last name is missing. Add it on the client's profile."],
+  ])("%s", (_l, selfSubscriber, linked, message) => {
+    const c = selfSubscriber ? claim() : claim({ subscriber: { ...parent, parentAccountLinked: linked }, patient: child });
     const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName(", Maria") } });
     expect(issues.find((i) => i.field === "subscriber.last_name")?.message).toBe(message);
   });

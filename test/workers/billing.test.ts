@@ -6,7 +6,7 @@ import { clientReport } from "~/models/client-reports.server";
 import { auditTail } from "~/services/audit.server";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
-import { api, apiToken, countingDb, createLocation, createManyStaff, createPatient, createUser, db, form, request, scrollRegionNames, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createManyStaff, createParent, createPatient, createUser, db, form, request, scrollRegionNames, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 
 /**
  * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
@@ -414,6 +414,28 @@ describe("billing by client", () => {
     expect(res.status).toBe(422);
     expect(await res.text()).toContain("This note cannot be billed");
     const [after] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    expect(after!.billed).toBe(false);
+  });
+
+  it("a parent subscriber without a parent name: the refusal names the form's field, says a linked account's name is not used, and is said once, at its row", async () => {
+    const parent = await createParent({ name: "Rita", surname: "Linked" });
+    const kai = await createPatient({ locationId: here.id, insurerId: ids.ins, parentId: parent.id, details: JSON.stringify({ is_self_subscriber: false, relationship: "child", diagnosis_code: "F84.0" }) });
+    const [pa] = await db().insert(paServices).values({ patientId: kai.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2025-01-01", endDate: "2025-12-31", insuranceId: ids.ins }).returning();
+    const n = await note({ type: "rbt", patientId: kai.id, locationId: here.id, date: "2025-06-02", paServiceId: pa!.id, providerId: ids.other });
+    const message =
+      'Subscriber first name is missing. Add it in &quot;Parent name&quot; (the &quot;Parent or guardian&quot; section) on the client&#x27;s profile. The linked parent account&#x27;s name is not used as the insurance subscriber.';
+    const before = await html(await request(`/billing/by-client/${kai.id}`, { cookie: manager }));
+    expect(before.split(message).length - 1).toBe(1); // the row's claim check
+    const res = await form(`/billing/by-client/${kai.id}`, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", billed: "true" }, manager);
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    const refusal = `This note cannot be billed: ${message}`;
+    // Once, as the row's error (role=alert, described by the focused checkbox); not a second alert above the table.
+    expect(page.split(refusal).length - 1).toBe(1);
+    expect(page).toMatch(new RegExp(`<p id="row-${n.id}-error" class="field-error" role="alert">This note cannot be billed: Subscriber first name is missing`));
+    expect(page).toMatch(new RegExp(`aria-label="Billed: the RBT note of 2025-06-02" aria-invalid="true" aria-errormessage="row-${n.id}-error" autofocus=""`));
+    expect(page).not.toContain('<p class="alert alert-danger" role="alert">This note cannot be billed');
+    const [after] = await db().select().from(notes).where(eq(notes.id, n.id));
     expect(after!.billed).toBe(false);
   });
 

@@ -90,6 +90,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
   const refusedAt = (row: ReportScreenRow, name: string) => failedNote === String(row.id) && !stale && answer?.values.intent === "save" && !!answer.errors && name in answer.errors;
   const refusedBox = (row: ReportScreenRow, name: string) =>
     refusedAt(row, name) ? { "aria-invalid": true, "aria-errormessage": errorId(row), autoFocus: true } : {};
+  const rowShown = !!failedNote && report.page.data.some((r) => String(r.id) === failedNote);
   const refusedElsewhere = (row: ReportScreenRow) => failedNote === String(row.id) && !!answer?.message && !refusedAt(row, "billed") && !refusedAt(row, "pay");
 
   const columns: Column<ReportScreenRow>[] = [
@@ -240,7 +241,9 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
       <div data-reload="billing-table">
         {/* A refused row save answers this page at the same address: an earlier success's flash is not this answer's. */}
         <FormMessage success={answer ? null : params.get("flash")} />
-        <FormMessage error={unshownFilterError(filterErrors, FILTER_FIELDS) ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
+        {/* A refused row's message is said once, at its row (which takes the focus); here only when that row is not shown,
+            or for a stale save, whose row says what changed. */}
+        <FormMessage error={unshownFilterError(filterErrors, FILTER_FIELDS) ?? (answer && !(rowShown && !stale) ? answer.message : null)} />
         {filterErrors ? (
           <p>{FILTERS_REFUSED_TEXT}</p>
         ) : (
