@@ -55,6 +55,18 @@ export const CLAIM_MESSAGES = {
    */
   regrouped: (claimNumbers: readonly string[]) =>
     `${claimNumbers.length === 1 ? `The notes of claim ${claimNumbers[0]} no longer make` : `The notes of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} no longer make`} the same lines at today's prices, payer and PA numbers, so no file was written. Void ${claimNumbers.length === 1 ? "the claim" : "these claims"} (reject) and build again from ${claimNumbers.length === 1 ? "its" : "their"} notes.`,
+  /**
+   * A generation of claims whose client was deleted: nothing written. Their notes are never candidates again (a deleted
+   * client's notes are out of every notes list), so they cannot be built again: voiding is all that is left.
+   */
+  clientDeleted: (claimNumbers: readonly string[]) =>
+    `${claimNumbers.length === 1 ? `The client of claim ${claimNumbers[0]} was` : `The clients of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} were`} deleted, so no file was written. A deleted client's notes cannot be billed or built into a claim again: ${claimNumbers.length === 1 ? "this claim" : "these claims"} can only be voided (reject).`,
+  /**
+   * A send of a file that holds a claim of a deleted client: nothing sent (decision 032, stop 41). The client's record
+   * is hidden from staff, so a payer's rejection could not be corrected. `deleted` and `others` as `claimsNamed` sees them.
+   */
+  fileOfDeletedClient: (fileName: string, deleted: SeenClaims, others: SeenClaims) =>
+    `Nothing was sent: the 837P ${fileName} holds ${claimsNamed(deleted.numbers, deleted.hidden)} of a deleted client, whose record can no longer be seen or corrected if the payer rejects the claim. Void (reject) ${deleted.numbers.length + deleted.hidden === 1 ? "that claim" : "those claims"}${others.numbers.length + others.hidden ? `; then ${generateAgain(others, ": the new file leaves it out")}` : ""}.`,
   /** A build naming notes that are not among its candidates (deleted, their client deleted, out of scope, unknown). */
   notCandidates: (ids: readonly number[]) =>
     `${ids.length === 1 ? `Note ${ids[0]} is` : `Notes ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? " …" : ""} are`} not among the billed notes you can claim (deleted, of a deleted client, or not in your locations), so nothing was built. Untick ${ids.length === 1 ? "it" : "them"} or reload the billed notes, and build again.`,

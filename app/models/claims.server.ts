@@ -72,10 +72,15 @@ function otherLocationsSql(ctx: ModelContext, fileId: typeof claims.fileId): SQL
   return sql<number>`(select count(*) from claims o where o.file_id = ${fileId} and o.location_id not in (select value from json_each(${JSON.stringify(scope)})))`.as("other_locations");
 }
 
+/** Whether the claim's client was deleted (1) or not (0). */
+function clientDeletedSql(c: typeof claims) {
+  return sql<number>`exists (select 1 from patients dp where dp.id = ${c.patientId} and dp.deleted_at is not null)`;
+}
+
 /** Every claim of the file that claim `id` is in (none when it has no file), with the file's name. */
 function fileMatesQuery(ctx: ModelContext, id: number) {
   return ctx.db
-    .select({ id: claims.id, claimNumber: claims.claimNumber, status: claims.status, locationId: claims.locationId, fileName: x12Files.fileName })
+    .select({ id: claims.id, claimNumber: claims.claimNumber, status: claims.status, locationId: claims.locationId, fileName: x12Files.fileName, clientDeleted: clientDeletedSql(claims).as("client_deleted") })
     .from(claims)
     .innerJoin(x12Files, eq(x12Files.id, claims.fileId))
     .where(sql`${claims.fileId} = (select c2.file_id from claims c2 where c2.id = ${id})`)
@@ -95,6 +100,16 @@ function voidedFileRefusal(ctx: ModelContext, mates: readonly FileMate[]): strin
   const voided = mates.filter((m) => m.status === "rejected");
   if (!voided.length) return null;
   return CLAIM_MESSAGES.fileHoldsVoided(mates[0]!.fileName, seenBy(ctx, voided), seenBy(ctx, mates.filter((m) => m.status === "generated")));
+}
+
+/**
+ * Why a file is not sent: it holds a claim of a deleted client (decision 032, stop 41); null when it holds none. The
+ * voided-claim refusal comes first: a voided claim of a deleted client is already out of the way.
+ */
+function deletedClientFileRefusal(ctx: ModelContext, mates: readonly FileMate[]): string | null {
+  const deleted = mates.filter((m) => Number(m.clientDeleted) === 1 && m.status === "generated");
+  if (!deleted.length) return null;
+  return CLAIM_MESSAGES.fileOfDeletedClient(mates[0]!.fileName, seenBy(ctx, deleted), seenBy(ctx, mates.filter((m) => m.status === "generated" && Number(m.clientDeleted) !== 1)));
 }
 
 /* ---------- claim data from rows ---------- */
@@ -420,6 +435,7 @@ function claimPartyQuery(ctx: ModelContext, claimIds: readonly number[]) {
     .select({
       claim: claims,
       ...partyColumns(),
+      clientDeleted: clientDeletedSql(claims).as("client_deleted"),
     })
     .from(claims)
     .innerJoin(patients, eq(patients.id, claims.patientId))
@@ -874,6 +890,10 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     const again = new Map(regenerable.map((r) => [r.id, r]));
     const notDraft = drafts.filter((c) => c.claim.status !== "draft" && !again.has(c.claim.id));
     if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => CLAIM_MESSAGES.notGeneratable(c.claim.claimNumber, c.claim.status)).join(" ") });
+    // A deleted client's claims: their notes are never candidates again, so they are not priced again nor built
+    // again, only voided (decision 032, stop 41).
+    const ofDeleted = parties.filter((p) => Number(p.clientDeleted) === 1).map((p) => p.claim.claimNumber);
+    if (ofDeleted.length) return { ok: false, status: 409, message: CLAIM_MESSAGES.clientDeleted(ofDeleted), current: { claims: ofDeleted } };
     const repriced = repriceDrafts(drafts, noteRows, services);
     if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
     // Written from today's records, also a claim generated again (not the data its unsent file was written with).
@@ -978,7 +998,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
   if (!row) return notFound("Claim");
   if (row.status !== "generated" || row.fileId === null || row.content === null) return invalid({ status: CLAIM_MESSAGES.notSendable(row.status) });
   // A file holding a voided claim is never sent: it would bill that claim too (decision 032, stop 33).
-  const voided = voidedFileRefusal(ctx, mates);
+  const voided = voidedFileRefusal(ctx, mates) ?? deletedClientFileRefusal(ctx, mates);
   if (voided) return invalid({ status: voided });
   // Sending the file sends every claim in it: one of a location the actor does not manage is sent by someone who does.
   if (row.otherLocations > 0) return denied(CLAIM_MESSAGES.fileOfOtherLocations(row.fileName ?? "", row.otherLocations, "send"));
@@ -992,7 +1012,17 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
       .update(claims)
       .set(sentAs)
       // Not while the file holds a voided claim: a void landing since this request read the file stops the send.
-      .where(and(eq(claims.id, id), eq(claims.fileId, fileId), eq(claims.status, "generated"), eq(claims.version, row.version), sql`not exists (select 1 from claims r where r.file_id = ${fileId} and r.status = 'rejected')`))
+      // Nor while it holds a claim of a client deleted since (decision 032, stop 41).
+      .where(
+        and(
+          eq(claims.id, id),
+          eq(claims.fileId, fileId),
+          eq(claims.status, "generated"),
+          eq(claims.version, row.version),
+          sql`not exists (select 1 from claims r where r.file_id = ${fileId} and r.status = 'rejected')`,
+          sql`not exists (select 1 from claims r join patients dp on dp.id = r.patient_id where r.file_id = ${fileId} and dp.deleted_at is not null)`,
+        ),
+      )
       .returning(marked),
     audit(sql`changes() = 1`),
     ctx.db.update(x12Files).set({ sender: sender.name, sentAt: now }).where(and(eq(x12Files.id, fileId), audit.written)),
@@ -1008,7 +1038,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
     // Another request sent it (or changed it, or voided a claim of its file) after this one read it: the sender is not called.
     const primary = primaryOf(ctx.db);
     const [[current], matesNow] = await primary.batch([primary.select({ status: claims.status, version: claims.version }).from(claims).where(eq(claims.id, id)), fileMatesQuery({ ...ctx, db: primary }, id)]);
-    const voidedNow = current?.status === "generated" ? voidedFileRefusal(ctx, matesNow) : null;
+    const voidedNow = current?.status === "generated" ? (voidedFileRefusal(ctx, matesNow) ?? deletedClientFileRefusal(ctx, matesNow)) : null;
     if (voidedNow) return invalid({ status: voidedNow });
     return { ok: false, status: 409, message: CLAIM_MESSAGES.notSendable(current?.status ?? row.status), current: current ?? null };
   }

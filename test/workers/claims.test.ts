@@ -1561,6 +1561,50 @@ describe("a claim voided after generation never reaches the payer; its file's ot
   const sendRows = async () => (await auditRows("claim")).filter((a) => a.action === "send").length;
   const clms = (content: string) => [...content.matchAll(/\bCLM\*(C\d{7})\*/g)].map((m) => m[1]).sort();
 
+  it("a deleted client's draft: generating it says the client was deleted and the draft can only be voided (API and screen); nothing written", async () => {
+    const w = await world();
+    const note = await w.note();
+    const [draft] = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [note] } })).json()) as { data: { id: number; claim_number: string }[] }).data;
+    await db().update(patients).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(eq(patients.id, w.patient.id));
+    const filesBefore = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    const refused = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft!.id] } });
+    expect(refused.status).toBe(409);
+    const message = ((await refused.json()) as { message: string }).message;
+    expect(message).toBe(CLAIM_MESSAGES.clientDeleted([draft!.claim_number]));
+    expect(message).toBe(`The client of claim ${draft!.claim_number} was deleted, so no file was written. A deleted client's notes cannot be billed or built into a claim again: this claim can only be voided (reject).`);
+    const screen = await form("/claims", { intent: "generate", claim_ids: String(draft!.id) }, await signInCookie(w.manager));
+    expect((await screen.text()).replaceAll("&#x27;", "'")).toContain(CLAIM_MESSAGES.clientDeleted([draft!.claim_number]));
+    expect((await claimRow(draft!.id)).status).toBe("draft");
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(filesBefore);
+  });
+
+  it("a file holding a deleted client's generated claim is not sent (API and screen): the message names the claim, nothing is sent, the file is unchanged", async () => {
+    const { w, keep, voided: gone, file } = await twoInOneFile();
+    await db().update(patients).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(eq(patients.id, gone.patient_id));
+    const refusal = CLAIM_MESSAGES.fileOfDeletedClient(file.file_name, { numbers: [gone.claim_number], hidden: 0 }, { numbers: [keep.claim_number], hidden: 0 });
+    expect(refusal).toContain(`holds claim ${gone.claim_number} of a deleted client`);
+    const before = await fileRow(file.file_id);
+    const sendsBefore = await sendRows();
+    for (const id of [keep.id, gone.id]) {
+      const refused = await api(`/v2/claims/${id}/send`, { method: "POST", token: w.token });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { message: string }).message).toBe(refusal);
+    }
+    const cookie = await signInCookie(w.manager);
+    const screen = await form(`/claims/edit-viewer/${keep.id}`, { intent: "send" }, cookie);
+    expect(screen.status).toBe(422);
+    expect((await screen.text()).replace(/<!-- -->/g, "").replaceAll("&#x27;", "'")).toContain(refusal);
+    expect(await fileRow(file.file_id)).toEqual(before);
+    expect([(await claimRow(keep.id)).status, (await claimRow(gone.id)).status]).toEqual(["generated", "generated"]);
+    expect(await sendRows()).toBe(sendsBefore);
+    // Voided, the deleted client's claim leaves the file to the voided-claim rule: the other claim goes in a new file.
+    const voiding = await api(`/v2/claims/${gone.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } });
+    expect(voiding.status).toBe(200);
+    const again = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [keep.id] } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect((await api(`/v2/claims/${keep.id}/send`, { method: "POST", token: w.token })).status).toBe(200);
+  });
+
   it("API: voiding says the file's other claim needs a new file; sending it is refused and nothing is sent; generated again into a new file without the voided claim, it is sent", async () => {
     const { w, keep, voided, voidedNote, file } = await twoInOneFile();
     expect(clms((await fileRow(file.file_id)).content)).toEqual([keep.claim_number, voided.claim_number].sort());
