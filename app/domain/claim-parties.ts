@@ -160,7 +160,7 @@ export function claimParties(rows: PartyRows): ClaimParties {
   const l = rows.location;
   return {
     billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
-    subscriber: self ? { ...client, ...ids, selfSubscriber: true } : { ...splitName(str(d, "parent_name")), ...ids, selfSubscriber: false, parentAccountLinked: rows.patient.parentId != null },
+    subscriber: self ? { ...client, ...ids, selfSubscriber: true } : { ...splitName(str(d, "parent_name")), ...ids, selfSubscriber: false, ...(rows.patient.parentId != null ? { parentAccountLinked: true } : {}) },
     patient: self ? null : { ...client, relationship: patientRelationship(str(d, "relationship")) },
     payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
     renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname ?? "", npi: str(profile, "npi") },

@@ -42,7 +42,7 @@ describe("a parent subscriber is their name and member id; the client's address 
     ["a parent with no address", {}],
   ])("%s", (_name, parentAddress) => {
     const p = claimParties(rows({ parent_name: "Nguyen, Laura", parent_birth_date: "1980-01-01", parent_gender: "2", ...parentAddress, address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M2", insured_policy_group: "G7" }));
-    expect(p.subscriber).toEqual({ firstName: "Laura", lastName: "Nguyen", memberId: "M2", groupNumber: "G7", selfSubscriber: false, parentAccountLinked: false });
+    expect(p.subscriber).toEqual({ firstName: "Laura", lastName: "Nguyen", memberId: "M2", groupNumber: "G7", selfSubscriber: false });
     expect(p.patient).toEqual({ ...client, relationship: "19" });
   });
 
