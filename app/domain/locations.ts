@@ -91,7 +91,8 @@ export const LOCATION_IN_USE = {
   bookings: (n: number) => `${n} future session(s) are booked at this location: cancel them first.`,
   claims: (n: number) => `${n} claim(s) were billed from this location: they are its billing history, so the location cannot be deleted.`,
   rateRecords: (n: number) => `${n} rate record(s) name this location: give them another location or delete them first.`,
+  insurerPrices: (n: number) => `${n} insurer price(s) are set for this location: delete them on their insurer's page first.`,
 } as const;
 
 /** The kinds of LOCATION_IN_USE, in the order its messages are joined. */
-export const LOCATION_IN_USE_KINDS = ["clients", "employees", "parents", "notes", "bookings", "claims", "rateRecords"] as const;
+export const LOCATION_IN_USE_KINDS = ["clients", "employees", "parents", "notes", "bookings", "claims", "rateRecords", "insurerPrices"] as const;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, notExists, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
 import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
 import { INSURER_IN_USE, SERVICE_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
@@ -432,9 +432,10 @@ export async function updateInsuranceService(
  * The live notes of live clients (every location: a price without a location is the insurer's everywhere) that the
  * service could price today, grouped by what the price pick reads of them: the payer is the service's insurer, the
  * CPT its code, no price of their own, and no generated, sent or accepted claim holds their line's price. Which of
- * them the service actually prices is the pick's to say (`notesPricedBy`). One statement for a read's batch.
+ * them the service actually prices is the pick's to say (`notesPricedBy`). One statement for a read's batch; with
+ * `also`, the delete's own condition (`not exists` of it).
  */
-function notesPricedAsTodayQuery(ctx: ModelContext, service: InsuranceServiceJson) {
+function notesPricedAsTodayQuery(ctx: ModelContext, service: InsuranceServiceJson, also?: SQL) {
   const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
   const credential = providerCredentialSql(notes.providerId);
   return ctx.db
@@ -449,38 +450,64 @@ function notesPricedAsTodayQuery(ctx: ModelContext, service: InsuranceServiceJso
         sql`${payer} = ${service.insurance_id}`,
         sql`coalesce(${notes.unitPriceCents}, 0) <= 0`,
         sql`${claimedLineOf(notes.id)} is null`,
+        also,
       ),
     )
     .groupBy(notes.locationId, notes.cptCode, notes.type, notes.md, notes.md2, sql`credential`);
 }
 
 /**
- * How many notes the service prices today (one read batch: the insurer's services and the notes it could price); the
- * delete is refused while any are, and the screen's confirm step says so.
+ * The read behind a price's in-use count (one read batch): the insurer's services, the notes the service could price
+ * grouped as the pick reads them, and how many of them it does price (`notesPricedBy`).
+ */
+async function pricedByServiceRead(ctx: ModelContext, service: InsuranceServiceJson) {
+  const [services, rows] = await ctx.db.batch([priceServicesQuery(ctx, [service.insurance_id]), notesPricedAsTodayQuery(ctx, service)]);
+  const groups = rows.map((g) => ({ ...g, modifiers: [g.md, g.md2], insurerId: service.insurance_id, n: Number(g.n) }));
+  return { services, groups, count: notesPricedBy(services, service.id, groups) };
+}
+
+/**
+ * How many notes the service prices today; the delete is refused while any are, and the screen's confirm step says so.
  */
 export async function notesPricedByService(ctx: ModelContext, service: InsuranceServiceJson): Promise<number> {
-  const [services, groups] = await ctx.db.batch([priceServicesQuery(ctx, [service.insurance_id]), notesPricedAsTodayQuery(ctx, service)]);
-  return notesPricedBy(
-    services,
-    service.id,
-    groups.map((g) => ({ ...g, modifiers: [g.md, g.md2], insurerId: service.insurance_id, n: Number(g.n) })),
-  );
+  return (await pricedByServiceRead(ctx, service)).count;
 }
 
 /**
  * Soft delete. With `insuranceId`, the service must belong to that insurer. Refused (422) while live notes are
- * priced by it (decision 017, stop 40): their charges would fall to $0.00.
+ * priced by it (decision 017, stop 40): their charges would fall to $0.00. The check and the write are one: the read
+ * finds, by the one price pick (`notesPricedBy`), the groups of notes another price prices; the write deletes only
+ * while no note the service could price lies outside those groups and the insurer's live prices are the ones read
+ * (decision 017, stop 41). A note written (or a price added or deleted) in between makes it write nothing; it is then
+ * read again: the in-use refusal with the count, or another try.
  */
 export async function deleteInsuranceService(ctx: ModelContext, id: number, insuranceId?: number): Promise<ModelResult<null>> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const current = await getInsuranceService(ctx, id);
+    if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
+    const read = await pricedByServiceRead(ctx, current);
+    if (read.count > 0) return invalid({ service: SERVICE_IN_USE(read.count) });
+    const elsewhere = read.groups.filter((g) => notesPricedBy(read.services, id, [g]) === 0).map((g) => [g.locationId, g.cptCode, g.type, g.md, g.md2, g.providerCredential]);
+    const pricedElsewhere = sql`exists (select 1 from json_each(${JSON.stringify(elsewhere)}) g where g.value ->> 0 is ${notes.locationId} and g.value ->> 1 is ${notes.cptCode}
+      and g.value ->> 2 is ${notes.type} and g.value ->> 3 is ${notes.md} and g.value ->> 4 is ${notes.md2} and g.value ->> 5 is ${providerCredentialSql(notes.providerId)})`;
+    const pricesRead = read.services.map((s) => s.id).sort((a, b) => a - b).join(",");
+    const samePrices = sql`coalesce((select group_concat(x.id, ',') from (select s.id from insurance_services s join insurances i on i.id = s.insurance_id
+      where s.insurance_id = ${current.insurance_id} and s.deleted_at is null and i.deleted_at is null order by s.id) x), '') = ${pricesRead}`;
+    const [deleted] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, (audit) => [
+      ctx.db
+        .update(insuranceServices)
+        .set({ deletedAt: ctx.now().toISOString() })
+        .where(and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), notExists(notesPricedAsTodayQuery(ctx, current, sql`not ${pricedElsewhere}`)), samePrices))
+        .returning({ id: insuranceServices.id }),
+      audit(sql`changes() = 1`),
+      bumpListVersion(ctx.db, INSURANCE_SERVICES),
+    ]);
+    if ((deleted as unknown[]).length) return ok(null, "Service deleted.");
+  }
   const current = await getInsuranceService(ctx, id);
-  if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
-  const priced = await notesPricedByService(ctx, current);
-  if (priced > 0) return invalid({ service: SERVICE_IN_USE(priced) });
-  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
-    ctx.db.update(insuranceServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(insuranceServices.id, id)),
-    bumpListVersion(ctx.db, INSURANCE_SERVICES),
-  ]);
-  return ok(null, "Service deleted.");
+  if (!current) return notFound("Service");
+  const n = await notesPricedByService(ctx, current);
+  return n > 0 ? invalid({ service: SERVICE_IN_USE(n) }) : conflict(current);
 }
 
 /** A price lookup's answer: the service billing uses, and with no location given, each location's own price. */

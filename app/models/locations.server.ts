@@ -196,6 +196,9 @@ function occupants(ctx: ModelContext, id: number): Record<(typeof LOCATION_IN_US
     bookings: { from: futureBookingsAt(ctx, id) },
     claims: { from: sql`from claims cl where cl.location_id = ${id}` },
     rateRecords: { from: sql`from rate_records rr where rr.location_id = ${id} and rr.deleted_at is null` },
+    // Live prices of live insurers set for this location (decision 017, stop 41): deleting the location would leave
+    // them pricing a place nobody can pick, and out of sight on the insurer's page.
+    insurerPrices: { from: sql`from insurance_services iss join insurances ins on ins.id = iss.insurance_id where iss.location_id = ${id} and iss.deleted_at is null and ins.deleted_at is null` },
   };
 }
 

@@ -6,7 +6,7 @@ import { YearChart } from "~/components/charts/year-chart";
 import { buildYearChartModel, patientsByGender, type GenderMonth } from "~/domain/dashboard";
 
 /** A year of counts from a sparse list of [month, hombre, mujer, no_indicado?]. */
-const year = (rows: ([number, number, number] | [number, number, number, number])[]): GenderMonth[] => {
+const year = (rows: [number, number, number, number?][]): GenderMonth[] => {
   const out = patientsByGender(2025, []);
   for (const [month, hombre, mujer, no_indicado = 0] of rows) Object.assign(out[month - 1]!, { hombre, mujer, no_indicado });
   return out;

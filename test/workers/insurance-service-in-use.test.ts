@@ -1,8 +1,10 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
+import { auditLog, insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
+import { getActor } from "~/models/actors.server";
+import { deleteInsuranceService } from "~/models/insurances.server";
 import { SERVICE_IN_USE } from "~/domain/insurance";
-import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { api, apiToken, beforeWriteDb, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * An insurer's price (service) that notes are priced by is not deleted (decision 017, stop 40): their charges would
@@ -41,6 +43,7 @@ async function payer() {
   return { location, insurer: insurer!, rbtPrice, bcbaPrice, otherCpt, service, token: await apiToken(manager), cookie: await signInCookie(manager) };
 }
 
+const deleteAudits = async (id: number) => (await db().select().from(auditLog).where(and(eq(auditLog.entity, "insurance_service"), eq(auditLog.action, "delete"), eq(auditLog.entityId, String(id))))).length;
 const liveService = async (id: number) => (await db().select().from(insuranceServices).where(eq(insuranceServices.id, id)))[0]!.deletedAt === null;
 
 describe("deleting an insurer's price that notes are priced by (decision 017, stop 40)", () => {
@@ -56,6 +59,32 @@ describe("deleting an insurer's price that notes are priced by (decision 017, st
       expect(res.status, await res.clone().text()).toBe(200);
       expect(await liveService(unused.id)).toBe(false);
     }
+  });
+
+  it("a note written between the in-use read and the delete: the delete writes nothing and is refused with the count (decision 017, stop 41)", async () => {
+    const p = await payer();
+    const manager = await createUser({ permissions: ["manage_insurances"], locations: [p.location.id] });
+    const actor = (await getActor(db(), "user", manager.id))!;
+    const client = await createPatient({ locationId: p.location.id, insurerId: p.insurer.id });
+    // The BCBA price prices no note when read; a BCBA-type note written before the write makes it in use.
+    const racing = beforeWriteDb(() => db().insert(notes).values({ type: "bcba", patientId: client.id, locationId: p.location.id, cptCode: "97153", sessionDate: "2026-11-25", timeIn: "09:00", timeOut: "10:00", minutes: 60, units: 4 }), 1);
+    const result = await deleteInsuranceService({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, p.bcbaPrice.id);
+    expect(result).toMatchObject({ ok: false, status: 422, message: SERVICE_IN_USE(1) });
+    expect(await liveService(p.bcbaPrice.id)).toBe(true);
+    expect(await deleteAudits(p.bcbaPrice.id)).toBe(0);
+  });
+
+  it("a note the read saw priced by another price does not hold the delete; an unused price deletes with one audit row", async () => {
+    const p = await payer();
+    const shadow = await p.service({ locationId: p.location.id, unitPrice: 19 });
+    const res = await api(`/insurance/destroy/service/${p.rbtPrice.id}`, { method: "DELETE", token: p.token });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await liveService(p.rbtPrice.id)).toBe(false);
+    expect(await deleteAudits(p.rbtPrice.id)).toBe(1);
+    // The location's own price now prices those notes: refused with the count.
+    const refused = await api(`/insurance/destroy/service/${shadow.id}`, { method: "DELETE", token: p.token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { message: string }).message).toBe(SERVICE_IN_USE(3));
   });
 
   it("a price the pick no longer takes for those notes (the location's own price shadows it) deletes", async () => {

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, claims, insurances, locations, notes, parents, patients, rateRecords, scheduledSessions, userLocations, users } from "~/db/schema";
+import { auditLog, claims, insurances, insuranceServices, locations, notes, parents, patients, rateRecords, scheduledSessions, userLocations, users } from "~/db/schema";
 import { deleteLocation } from "~/models/locations.server";
 import { getActor } from "~/models/actors.server";
 import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db } from "./helpers";
@@ -166,6 +166,11 @@ describe("/api/v2/locations", () => {
       const [r] = await db().insert(rateRecords).values({ name: "Rates", locationId: at, rbt: 20 }).returning();
       return () => db().update(rateRecords).set({ locationId: to }).where(eq(rateRecords.id, r!.id));
     }, "1 rate record(s) name this location: give them another location or delete them first."],
+    ["a live insurer price set for it (decision 017, stop 41)", async (at: number) => {
+      const [ins] = await db().insert(insurances).values({ name: `Located Plan ${at}`, payerId: "LP01" }).returning();
+      const [s] = await db().insert(insuranceServices).values({ insuranceId: ins!.id, locationId: at, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 20 }).returning();
+      return () => db().update(insuranceServices).set({ deletedAt: "2026-02-01T00:00:00.000Z" }).where(eq(insuranceServices.id, s!.id));
+    }, "1 insurer price(s) are set for this location: delete them on their insurer's page first."],
   ] as const)("DELETE is refused (422 with the count, nothing written) while it holds %s; once that goes, so can the location", (_label, place, message) => refusedUntilFreed(place, message));
 
   it("several kinds at once are all named; past or cancelled bookings, deleted notes and a deleted client's notes do not hold it", async () => {
