@@ -116,6 +116,17 @@ export function pastEndText(p: Pick<Paged<unknown>, "page" | "last_page" | "tota
 }
 
 /**
+ * What a page list's count line says: "Showing 21 to 40 of 408 entries"; on a page past the last one (pastEndText),
+ * where no entry is shown, the list's size and its pages instead ("408 entries on 17 pages"), never a range
+ * "Showing 0 to 0 of 408 entries" that reads as an empty list (decision 028, 2026-11-28). The API's `showing` keeps
+ * showingText.
+ */
+export function countLineText(p: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound">): string {
+  if (pastEndText(p) === null) return showingText(p);
+  return `${groupDigits(p.total)} ${p.total === 1 ? "entry" : "entries"} on ${p.last_page} ${p.last_page === 1 ? "page" : "pages"}`;
+}
+
+/**
  * The pagination's links: Previous, the window of page numbers, Next (null or empty when there is none). One
  * page, on it: no links. Past the last page: the window ends at the last page and Previous leads to it, so
  * there is always a way back to page 1.

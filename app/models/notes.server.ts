@@ -60,7 +60,7 @@ import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
 import { contains } from "./like.server";
-import { isKeyRace, patientScope, who } from "./patients.server";
+import { isKeyRace, patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { providerCredentialSql } from "./billing-prices.server";
@@ -395,6 +395,22 @@ function filtersFrom(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The provider a notes list shows (as the view does: noteStaffName): the chosen provider's name, else the typed
+ * signature name for a note whose provider is gone; a key lookup per row. Columns written out: never left unqualified.
+ */
+const shownProviderName = () =>
+  sql<string>`coalesce((select nullif(trim(coalesce(pu.name, '') || ' ' || coalesce(pu.surname, '')), '') from users pu where pu.id = "notes"."provider_id"), "notes"."provider_name")`;
+
+/**
+ * The notes list's search ("Name or CPT") finds what its rows show: the client by the clients list's own rule
+ * (searchCondition: "first last" or the identifier, decision 012), the provider by the name the list shows, or the CPT
+ * code (decision 028, 2026-11-28).
+ */
+function searchWhere(s: string): SQL | undefined {
+  return or(searchCondition(s), contains(shownProviderName(), s), contains(notes.cptCode, s));
+}
+
 function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): SQL {
   const from = f.date_from || query.date_from;
   const to = f.date_to || query.date_to;
@@ -407,7 +423,7 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
     f.status !== "" ? eq(notes.status, f.status) : undefined,
     from ? sql`${notes.sessionDate} >= ${from}` : undefined,
     to ? sql`${notes.sessionDate} <= ${to}` : undefined,
-    s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(notes.providerName, s), contains(notes.cptCode, s)) : undefined,
+    s ? searchWhere(s) : undefined,
   )!;
 }
 
@@ -451,7 +467,7 @@ function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_f
     f.status !== "" ? eq(notes.status, f.status) : undefined,
     from ? sql`${notes.sessionDate} >= ${from}` : undefined,
     to ? sql`${notes.sessionDate} <= ${to}` : undefined,
-    s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(notes.providerName, s), contains(notes.cptCode, s)) : undefined,
+    s ? searchWhere(s) : undefined,
   )!;
 }
 
@@ -487,9 +503,7 @@ const listItemColumns = {
   type: notes.type,
   patientId: notes.patientId,
   providerId: notes.providerId,
-  // The chosen provider's name (as the view shows it: noteStaffName), the typed signature name for a note
-  // whose provider is gone; a key lookup per row of the page. Columns written out: never left unqualified.
-  providerName: sql<string>`coalesce((select nullif(trim(coalesce(pu.name, '') || ' ' || coalesce(pu.surname, '')), '') from users pu where pu.id = "notes"."provider_id"), "notes"."provider_name")`.as("list_provider_name"),
+  providerName: shownProviderName().as("list_provider_name"),
   cptCode: notes.cptCode,
   sessionDate: notes.sessionDate,
   timeIn: notes.timeIn,

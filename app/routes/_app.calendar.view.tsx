@@ -3,7 +3,7 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { flashParts } from "~/domain/flash";
-import { noteHref } from "~/domain/note-list";
+import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { CalendarQuery, calendarGrid, entryTimes, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
@@ -96,14 +96,14 @@ interface CellEntry {
   tail: string;
   /** The month grid names each entry's zone beside its time when the shown locations span several zones (decision 037). */
   zone: string | null;
-  /** The month grid's visible note type before the time ("RBT", "BCBA", "COMBINED"), as the other views' text says it. */
+  /** The month grid's visible note type before the time ("RBT", "BCBA", "Combined"), as every list labels it (NOTE_TYPE_LABELS). */
   type: string | null;
 }
 
 function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: boolean): Record<string, CellEntry[]> {
   const cells: Record<string, CellEntry[]> = {};
   for (const e of entries) {
-    const type = e.kind === "note" ? (e.note_type ?? "").toUpperCase() : null;
+    const type = e.kind === "note" ? (NOTE_TYPE_LABELS[e.note_type as NoteType] ?? e.note_type ?? "") : null;
     const label = type !== null ? `${type} note` : "Scheduled";
     const entry: CellEntry = {
       kind: e.kind,
@@ -233,7 +233,7 @@ export default function Calendar() {
         // and the key names each chip's look, so the kind is told by text and border as well as colour (WCAG 1.4.1).
         <ul className="cal-legend" aria-label="Key">
           <li className="cal-entry cal-note">
-            <span>Written note (its type first: RBT, BCBA or COMBINED)</span>
+            <span>Written note (its type first: RBT, BCBA or Combined)</span>
           </li>
           <li className="cal-entry cal-scheduled">
             <span>Scheduled session (dashed border)</span>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ListQuery, pageLinks, pageWindow, pastEndText, showingText } from "~/domain/paging";
+import { countLineText, lastPage, ListQuery, pageLinks, pageWindow, pastEndText, showingText } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 
 /**
@@ -35,6 +35,26 @@ describe("pastEndText names the last page on a page past it (probe 8922 §7)", (
     [999, 401, true, null], // a capped count (decision 035): more pages may exist
   ] as const)("page %i of %i (capped %s): %j", (page, last_page, capped, text) => {
     expect(pastEndText({ page, last_page, ...(capped ? { total_is_lower_bound: true as const } : {}) })).toBe(text);
+  });
+});
+
+describe("countLineText: a list's count line, which past the last page gives the list's size, not an empty range (decision 028, 2026-11-28)", () => {
+  it.each([
+    // page, per page, total → text
+    [1, 25, 408, "Showing 1 to 25 of 408 entries"],
+    [17, 25, 408, "Showing 401 to 408 of 408 entries"],
+    [18, 25, 408, "408 entries on 17 pages"], // the probe's "Showing 0 to 0 of 408 entries"
+    [999, 25, 408, "408 entries on 17 pages"],
+    [2, 25, 1, "1 entry on 1 page"],
+    [1, 25, 0, "Showing 0 to 0 of 0 entries"], // an empty list's one page exists
+    [2, 25, 0, "0 entries on 1 page"],
+    [600, 25, 12_345, "12,345 entries on 494 pages"],
+  ])("page %i of %i a page, %i rows: %s", (page, per_page, total, text) => {
+    expect(countLineText({ page, per_page, total, last_page: lastPage(total, per_page) })).toBe(text);
+  });
+
+  it("a capped count (decision 035) keeps its range: more pages may exist", () => {
+    expect(countLineText({ page: 500, per_page: 25, total: 10_000, last_page: 401, total_is_lower_bound: true })).toBe("Showing 12476 to 12500 of 10,000+ entries");
   });
 });
 

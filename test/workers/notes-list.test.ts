@@ -156,6 +156,41 @@ describe("/notes-list", () => {
     if (n === 0) expect(page).toContain("No data to display.");
   });
 
+  describe("the search finds what the rows show: the client's full name, the provider the list names, the CPT (decision 028, 2026-11-28)", () => {
+    let viewer: string;
+    beforeAll(async () => {
+      // A location of its own, so the other tests' counts stay as they are.
+      const place = await createLocation();
+      const liam = await createPatient({ locationId: place.id, firstName: "Liam", lastName: "Garcia" });
+      const liana = await createPatient({ locationId: place.id, firstName: "Liana", lastName: "Smith" });
+      const maya = await createUser({ permissions: ["view_notes"], locations: [place.id], name: "Maya" });
+      const wendy = await createUser({ permissions: ["view_notes"], locations: [place.id], name: "Wendy" });
+      // Maya's note has no typed signature yet; Wendy's BCBA note carries a signature typed as another name.
+      await note({ type: "rbt", patientId: liam.id, locationId: place.id, providerId: maya.id, providerName: "", date: "2026-04-01" });
+      await note({ type: "bcba", patientId: liam.id, locationId: place.id, providerId: wendy.id, providerName: "Maya Typed", date: "2026-04-02" });
+      await note({ type: "rbt", patientId: liana.id, locationId: place.id, providerId: wendy.id, providerName: "Wendy User", date: "2026-04-03" });
+      viewer = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [place.id] }));
+    });
+
+    it.each([
+      ["Liam Garcia", 2], // the full name, as the clients list finds it
+      ["liam garc", 2],
+      ["Garcia", 2],
+      ["Liam", 2],
+      ["ia", 3], // a short search (no index): first, last and full names alike
+      ["Smith", 1],
+      ["Maya", 1], // the provider shown, with or without a typed signature
+      ["Maya User", 1],
+      ["Wendy User", 2],
+      ["Typed", 0], // a typed signature the list does not show
+      ["97155", 1],
+      ["Garcia Liam", 0],
+    ])("search=%s → %i notes", async (search, n) => {
+      const page = await html(await request(`/notes-list?search=${encodeURIComponent(search)}`, { cookie: viewer }));
+      expect(rowCount(page), search).toBe(n);
+    });
+  });
+
   it("filters by client and by provider from the links in the rows, and says which one is chosen", async () => {
     const byClient = await html(await request(`/notes-list?patient_id=${alice.id}`, { cookie: rbt.cookie }));
     expect(rowCount(byClient)).toBe(4);
@@ -197,6 +232,9 @@ describe("/notes-list", () => {
     const past = await html(await request("/notes-list?per_page=2&type=rbt&page=999", { cookie: rbt.cookie }));
     expect(rowCount(past)).toBe(0);
     expect(past).toContain("There is no page 999: the last page is 2.");
+    // The count line gives the list's size, not an empty range (decision 028, 2026-11-28).
+    expect(past).toContain("4 entries on 2 pages");
+    expect(past).not.toContain("Showing 0 to 0");
     expect(past).toMatch(/<a [^>]*href="[^"]*\?per_page=2&amp;type=rbt&amp;page=2"[^>]*>Go to page 2<\/a>/);
     const byClient = await html(await request(`/note-rbt/listbyclient/${alice.id}?page=999`, { cookie: rbt.cookie }));
     expect(byClient).toContain("There is no page 999: the last page is 1.");

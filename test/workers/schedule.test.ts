@@ -51,12 +51,12 @@ async function client(nUnits = 4000) {
   return { id: patient.id, pa: pa!.id };
 }
 
-async function addNote(patientId: number, providerId: number, paServiceId: number, date: string, timeIn: string, timeOut: string) {
+async function addNote(patientId: number, providerId: number, paServiceId: number, date: string, timeIn: string, timeOut: string, type: "rbt" | "combined" = "rbt") {
   const s = localMinute(date, timeIn)!;
   const e = localMinute(date, timeOut)!;
   const [row] = await db()
     .insert(notes)
-    .values({ type: "rbt", patientId, locationId: w.location, providerId, paServiceId, cptCode: "97153", sessionDate: date, timeIn, timeOut, start1At: s, end1At: e, startAt: s, endAt: e, minutes: e - s, units: Math.floor((e - s) / 15) })
+    .values({ type, patientId, locationId: w.location, providerId, paServiceId, cptCode: type === "rbt" ? "97153" : "97155", sessionDate: date, timeIn, timeOut, start1At: s, end1At: e, startAt: s, endAt: e, minutes: e - s, units: Math.floor((e - s) / 15) })
     .returning();
   return row!.id;
 }
@@ -554,13 +554,21 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
       if (view !== "month") expect(html).toContain("09:00–10:00");
       // The month view names the kinds in a visible key (the others in each entry's text): not by colour alone (probe 8923 L10).
       const key = /<ul class="cal-legend" aria-label="Key">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? "";
-      expect([view, key.includes('class="cal-entry cal-note"><span>Written note (its type first: RBT, BCBA or COMBINED)</span>'), key.includes('class="cal-entry cal-scheduled"><span>Scheduled session (dashed border)</span>')]).toEqual([view, view === "month", view === "month"]);
+      expect([view, key.includes('class="cal-entry cal-note"><span>Written note (its type first: RBT, BCBA or Combined)</span>'), key.includes('class="cal-entry cal-scheduled"><span>Scheduled session (dashed border)</span>')]).toEqual([view, view === "month", view === "month"]);
       if (view !== "month") expect(html).toMatch(/ · RBT note/);
       // The month's note entries name their type in visible text too, as the week and day views do (stop 30).
       else expect(html).toMatch(new RegExp(`href="/note-rbt/view/${noteId}"><span class="visually-hidden">RBT note on ${date}, </span><span class="cal-type" aria-hidden="true">RBT </span><span class="cal-time">07:30–08:00</span>`));
     }
     // Previous / next / today keep the filters.
     const html = await (await request(`/calendar/view?view=week&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    // A combined note is labelled as every list labels it (NOTE_TYPE_LABELS), never "COMBINED note".
+    const combinedId = await addNote(c.id, w.rbt.id, c.pa, date, "11:00", "11:30", "combined");
+    for (const view of ["week", "month", "day"]) {
+      const shown = await (await request(`/calendar/view?view=${view}&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+      expect(shown, view).not.toContain("COMBINED");
+      if (view !== "month") expect(shown, view).toMatch(/ · Combined note/);
+      else expect(shown).toMatch(new RegExp(`href="/note-combined/view/${combinedId}"><span class="visually-hidden">Combined note on ${date}, </span><span class="cal-type" aria-hidden="true">Combined </span>`));
+    }
     expect(html).toMatch(new RegExp(`href="/calendar/view\\?view=week&amp;date=${addDays(date, -7)}&amp;patient_id=${c.id}"`));
   });
 

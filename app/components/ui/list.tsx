@@ -3,7 +3,7 @@ import { Link } from "~/components/ui/link";
 import { ErrorText } from "~/components/ui/form-controls";
 import { withoutFlash } from "~/domain/flash";
 import type { ReactNode } from "react";
-import { pageLinks, pastEndText, showingText, type Paged } from "~/domain/paging";
+import { countLineText, pageLinks, pastEndText, type Paged } from "~/domain/paging";
 
 /** A bookmarkable search/filter form (GET). Extra filter controls go in children. */
 export function SearchForm({ placeholder = "Search", children }: { placeholder?: string; children?: ReactNode }) {
@@ -168,7 +168,7 @@ export function Pagination({ page, param = "page", label = "Pages", keep = {} }:
           <Link to={href(page.last_page)}>{`Go to page ${page.last_page}`}</Link>
         </p>
       ) : null}
-      <span>{showingText(page)}</span>
+      <span>{countLineText(page)}</span>
       {links.numbers.length ? (
         <span className="pages">
           {links.previous !== null ? <Link to={href(links.previous)}>Previous</Link> : null}
