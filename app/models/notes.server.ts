@@ -1431,6 +1431,12 @@ async function simpleChange(
     may?: (found: Found) => ModelResult<never> | null;
     /** A further condition of the update (the state `may` saw still holds). */
     where?: SQL;
+    /**
+     * The status asked for (setNoteStatus): a note that already has it is not written (no version bump, no audit row),
+     * checked on the note read and again in the update's own condition (`status is not ?`), whose outcome the batch's
+     * read-back tells (no further round trip): 422 "Nothing to change" (decision 023, 2026-11-28).
+     */
+    status?: NoteStatus;
     /** The change touches what a claim billed (delete, modifiers): refused while a claim that is not rejected holds the note. */
     claimed?: string;
     /**
@@ -1457,6 +1463,7 @@ async function simpleChange(
     const readTail = reads ? ((results.pop() as { tail: string | null }[])[0]?.tail ?? null) : null;
     const current = found.note;
     if (what.version != null && what.version !== current.version) return conflict(current);
+    if (what.status && current.status === what.status) return statusUnchanged(what.status);
     const refused = what.may?.(found);
     if (refused) return refused;
     if (what.claimed && found.liveClaim) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(found.liveClaim) });
@@ -1467,7 +1474,7 @@ async function simpleChange(
       ctx.db
         .update(notes)
         .set({ ...what.set, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
-        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt), what.where, held)),
+        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt), what.where, held, what.status ? sql`${notes.status} is not ${what.status}` : undefined)),
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
       bumpIfWritten(ctx),
@@ -1486,6 +1493,8 @@ async function simpleChange(
     const [updated, , rows] = batch;
     const row = (rows as NoteRow[])[0];
     if (!changed(updated) || !row) {
+      // The status was set meanwhile to the one asked for (a form sent twice): nothing written, nothing to change.
+      if (what.status && row && row.version === current.version && !row.deletedAt && row.status === what.status) return statusUnchanged(what.status);
       const now = await findNote(ctx, type, id, db);
       if (now && what.claimed && now.liveClaim && now.note.version === current.version) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(now.liveClaim) });
       return now ? conflict(now.note) : notFound("Note");
@@ -1539,14 +1548,23 @@ const StatusBody = v.object({ status: v.picklist(NOTE_STATUSES, NOTE_MESSAGES.st
 export async function setNoteStatus(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
   const parsed = parseWith(StatusBody, { status: typeof raw.status === "string" ? raw.status.trim().toLowerCase() : raw.status });
   if (!parsed.ok) return invalid(parsed.errors);
-  return simpleChange(ctx, type, id, { action: "status", set: { status: parsed.data.status }, message: "Status updated." });
+  return simpleChange(ctx, type, id, { action: "status", set: { status: parsed.data.status }, status: parsed.data.status, message: "Status updated." });
+}
+
+/** A status change to the status the note has (a form or request sent twice): 422, nothing written (decision 023, 2026-11-28). */
+function statusUnchanged(status: NoteStatus): ModelResult<never> {
+  return invalid({ status: `Nothing to change: the status is already ${status === "ok" ? "OK" : "Pending"}.` });
 }
 
 const modifierField = v.optional(NoteModifier);
 const ModifierBody = v.object({ md: modifierField, md2: modifierField, md3: modifierField });
 
-/** PUT …/update/modifier/{id} (manage_notes): md, md2, md3 — the ones the body names change. */
-export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
+/**
+ * PUT …/update/modifier/{id} (manage_notes): md, md2, md3 — the ones the body names change. `version`: the note's
+ * version the screen's form was opened on (the view's form sends all three codes): a stale one answers 409 with the
+ * note as it is, nothing written (decision 030's rule for a stale save). The API sends none (no stale check).
+ */
+export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>, version: number | null = null): Promise<ModelResult<NoteJson>> {
   const parsed = parseWith(ModifierBody, { md: raw.md, md2: raw.md2, md3: raw.md3 });
   if (!parsed.ok) return invalid(parsed.errors);
   const set: Partial<typeof notes.$inferInsert> = {};
@@ -1558,6 +1576,7 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
   return simpleChange(ctx, type, id, {
     action: "update_modifiers",
     set,
+    version,
     // What the note then holds: the codes sent, and the stored ones for the fields the body leaves out.
     // A billed note's md/md2 stay (billedRefusal); one on a live claim is answered by the claim's rule below
     // instead, which names what to do first (void the claim).

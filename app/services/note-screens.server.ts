@@ -69,6 +69,20 @@ export interface ClientChoiceData {
 
 /* ------------------------------------------------------------------ helpers */
 
+/**
+ * The form an action answered in place (a refused save, "Update the form", a summary), by request. The note screens
+ * do not hydrate (decision 006): a form post is one document request that runs the action and then the loaders, and
+ * the screen shows the action's answer. Its options were read (and the read audited) by the action, so the loader
+ * answers the same form instead of reading and auditing them a second time: one screen answer, one read row (decision
+ * 019). Keyed by the request's `context.app`, as the guard's per-request session read is (guard.server.ts).
+ */
+const answeredInPlace = new WeakMap<object, NoteFormData>();
+
+function answerInPlace(context: AppLoadContext, answer: NoteFormData, status: number) {
+  answeredInPlace.set(context.app, answer);
+  return data(answer, { status });
+}
+
 /** The form's own path: where it posts, where its drafts belong. */
 function createPath(type: NoteType, patientId: number): string {
   return `${NOTE_TYPE_PATHS[type]}?patient_id=${patientId}`;
@@ -288,6 +302,8 @@ export function scheduledPrefill(params: URLSearchParams, manages: boolean): Rec
 export function createNoteLoader(type: NoteType) {
   return async ({ request, context }: { request: Request; context: AppLoadContext }): Promise<NoteFormData | ClientChoiceData> => {
     const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
+    const answered = answeredInPlace.get(context.app);
+    if (answered) return answered;
     const ctx = modelContextFor(context, actor);
     const url = new URL(request.url);
     const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
@@ -375,7 +391,7 @@ export function createNoteAction(type: NoteType) {
         note: null,
         ...extra,
       };
-      return data(answer, { status });
+      return answerInPlace(context, answer, status);
     };
     if (intent === "options") {
       // "Update the form": the provider's typed name follows the provider chosen (never the writer's for another's note).
@@ -413,6 +429,8 @@ export function createNoteAction(type: NoteType) {
 export function editNoteLoader(type: NoteType) {
   return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { id?: string } }): Promise<NoteFormData> => {
     const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const answered = answeredInPlace.get(context.app);
+    if (answered) return answered;
     const ctx = modelContextFor(context, actor);
     const id = requireId(params.id, "Note");
     const { note, options } = await editForm(ctx, type, id);
@@ -469,7 +487,7 @@ export function editNoteAction(type: NoteType) {
         note: { id: note.id, signed_at: note.signed_at, patient_id: note.patient_id },
         ...extra,
       };
-      return data(answer, { status });
+      return answerInPlace(context, answer, status);
     };
     if (intent === "options") return rerender(200, {});
     if (intent === "generate-summary") {
@@ -555,7 +573,8 @@ export function viewNoteAction(type: NoteType) {
       intent === "status"
         ? await setNoteStatus(ctx, type, id, { status: values.status })
         : intent === "modifiers"
-          ? await setNoteModifiers(ctx, type, id, { md: values.md || null, md2: values.md2 || null, md3: values.md3 || null })
+          ? // The form shows all three codes as read with the note's version: a form opened before another save is stale (409).
+            await withFormVersion(values.version, (version) => setNoteModifiers(ctx, type, id, { md: values.md || null, md2: values.md2 || null, md3: values.md3 || null }, version))
           : intent === "countersign"
             ? await countersignNote(ctx, type, id, values)
             : null;
@@ -563,11 +582,14 @@ export function viewNoteAction(type: NoteType) {
     if (result.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/view/${id}?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
     const r = refusal(result);
     // A refused countersignature keeps what was typed, and the drawing as the portal consent does (decision 040).
+    // A refused modifier change keeps the codes chosen: a stale one (409) lists them beside the stored ones the loader reads.
     const typed =
       intent === "countersign"
         ? { supervisor_name: String(values.supervisor_name ?? ""), supervisor_signed_on: String(values.supervisor_signed_on ?? ""), supervisor_signature: String(values.supervisor_signature ?? "") }
-        : undefined;
-    return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>), values: typed }, { status: r.status });
+        : intent === "modifiers"
+          ? { md: String(values.md ?? ""), md2: String(values.md2 ?? ""), md3: String(values.md3 ?? "") }
+          : undefined;
+    return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>), values: typed, conflict: r.status === 409 }, { status: r.status });
   };
 }
 

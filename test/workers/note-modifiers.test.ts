@@ -228,3 +228,35 @@ describe("the note view's Change modifiers (JavaScript off)", () => {
     expect(await stored(fine.id)).toMatchObject({ md: "HO", md2: "GT", md3: null });
   });
 });
+
+describe("the note view's Change modifiers form carries the note's version (decision 030's rule for a stale save)", () => {
+  it("a form opened before another save is refused (409) with the stored codes shown and the typed ones listed; nothing written", async () => {
+    const n = await note("rbt");
+    const opened = await (await request(`/note-rbt/view/${n.id}`, { cookie: manager.cookie })).text();
+    const version = /<input type="hidden" name="version" value="(\d+)"\/>/.exec(opened.slice(opened.indexOf('aria-label="Change modifiers"')))?.[1];
+    expect(version).toBe(String(n.version));
+    // Meanwhile HM is saved on the note (the billing row's save, or the API).
+    expect((await api(`/note_rbt/update/modifier/${n.id}`, { method: "PUT", token: manager.token, body: { md: "HM" } })).status).toBe(200);
+    const was = await stored(n.id);
+    const c = await counts();
+    const stale = await form(`/note-rbt/view/${n.id}`, { intent: "modifiers", version: version!, md: "", md2: "", md3: "XE" }, manager.cookie);
+    expect(stale.status).toBe(409);
+    const page = (await stale.text()).replaceAll("<!-- -->", "");
+    expect(page).toContain("Someone else saved a newer version of this record.");
+    expect(page).toContain(`The modifiers below show what is stored now (version ${was.version}).`);
+    expect(page).toMatch(/<dt>Modifier 3<\/dt><dd[^>]*>XE<\/dd>/);
+    expect(page).toMatch(/<select id="f-md" name="md"[^>]*>[\s\S]*?<option value="HM" selected="">/);
+    expect(page).toContain(`<input type="hidden" name="version" value="${was.version}"/>`);
+    expect(await stored(n.id)).toEqual(was);
+    expect((await counts()).audit).toBe(c.audit + 1); // the view's one read, no change
+    // The form as now shown saves.
+    expect((await form(`/note-rbt/view/${n.id}`, { intent: "modifiers", version: String(was.version), md: "HM", md2: "", md3: "XE" }, manager.cookie)).status).toBe(303);
+    expect(await stored(n.id)).toEqual({ md: "HM", md2: null, md3: "XE", version: was.version + 1 });
+  });
+
+  it("the API's call still changes only the codes its body names, with no version", async () => {
+    const n = await note("rbt", { md: "HM" });
+    expect((await api(`/note_rbt/update/modifier/${n.id}`, { method: "PUT", token: manager.token, body: { md3: "XE" } })).status).toBe(200);
+    expect(await stored(n.id)).toMatchObject({ md: "HM", md2: null, md3: "XE" });
+  });
+});

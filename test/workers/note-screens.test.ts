@@ -720,3 +720,64 @@ describe("goal rows after a refused save (probe, stop 24)", () => {
   });
 });
 
+
+describe("one screen answer, one read in the audit trail (decision 019)", () => {
+  /** The audit rows a request wrote: each as "action entity". */
+  async function auditedBy(send: () => Promise<Response>): Promise<{ status: number; rows: string[] }> {
+    const [top] = await db().all<{ id: number }>(sql`select coalesce(max(id), 0) as id from audit_log`);
+    const res = await send();
+    await res.text();
+    const rows = await db().all<{ action: string; entity: string }>(sql`select action, entity from audit_log where id > ${top!.id} order by id`);
+    return { status: res.status, rows: rows.map((r) => `${r.action} ${r.entity}`) };
+  }
+
+  it.each([
+    ["create: 'Update the form'", 200, () => ({ intent: "options" })],
+    ["create: a refused save", 422, () => ({ time_in: "10:00", time_out: "09:00" })],
+    ["create: 'Generate AI Summary'", 200, () => ({ intent: "generate-summary", "content.summary_note": "" })],
+  ] as const)("%s writes one read row", async (_label, status, over) => {
+    const answer = await auditedBy(() => post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields(over()), w.rbtCookie));
+    expect(answer.status).toBe(status);
+    expect(answer.rows.filter((r) => r.startsWith("read "))).toEqual(["read patient"]);
+  });
+
+  it.each([
+    ["edit: 'Update the form'", 200, (version: number) => ({ intent: "options", version: String(version) })],
+    ["edit: a refused save", 422, (version: number) => ({ version: String(version), time_in: "10:00", time_out: "09:00" })],
+    ["edit: 'Generate AI Summary'", 200, (version: number) => ({ intent: "generate-summary", version: String(version), "content.summary_note": "" })],
+    ["edit: a stale save", 409, (version: number) => ({ version: String(version - 1) })],
+  ] as const)("%s writes one read row", async (_label, status, over) => {
+    const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
+    await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.managerCookie); // version 2
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const answer = await auditedBy(() => post(`/note-rbt/edit/${id}`, rbtFields({ session_date: row!.sessionDate, time_in: row!.timeIn!, time_out: row!.timeOut!, ...over(row!.version) }), w.rbtCookie));
+    expect(answer.status).toBe(status);
+    expect(answer.rows.filter((r) => r.startsWith("read ")).length).toBe(1);
+  });
+
+  it("the form as opened (GET) still records its read", async () => {
+    const answer = await auditedBy(() => request(`/note-rbt?patient_id=${w.patient.id}`, { cookie: w.rbtCookie }));
+    expect(answer.status).toBe(200);
+    expect(answer.rows).toEqual(["read patient"]);
+  });
+});
+
+describe("a status form sent twice saves once (decision 023, 2026-11-28)", () => {
+  const stored = async (id: number) => (await db().select({ status: notes.status, version: notes.version }).from(notes).where(eq(notes.id, id)))[0]!;
+  const statusRows = async (id: number) => Number((await db().all<{ n: number }>(sql`select count(*) as n from audit_log where action = 'status' and entity = 'note' and entity_id = ${String(id)}`))[0]!.n);
+
+  it("the view's form: the second post changes nothing and says so; a different status still saves", async () => {
+    const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
+    const first = await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.managerCookie);
+    expect(first.status).toBe(303);
+    const after = await stored(id);
+    const again = await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.managerCookie);
+    expect(again.status).toBe(422);
+    expect(await again.text()).toMatch(/id="f-status-error" class="field-error" role="alert">Nothing to change: the status is already OK\.</);
+    expect(await stored(id)).toEqual(after);
+    expect(await statusRows(id)).toBe(1);
+    expect((await post(`/note-rbt/view/${id}`, { intent: "status", status: "pending" }, w.managerCookie)).status).toBe(303);
+    expect(await stored(id)).toEqual({ status: "pending", version: after.version + 1 });
+    expect(await statusRows(id)).toBe(2);
+  });
+});

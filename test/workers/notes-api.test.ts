@@ -443,6 +443,24 @@ describe("update, status, modifiers, delete", () => {
     expect((await call(s.rbt.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "HM" })).status).toBe(403);
   });
 
+  it("a status call that sets the status the note has writes nothing and answers 422 'Nothing to change' (decision 023, 2026-11-28)", async () => {
+    const s = await scene();
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    for (const [path, status, code, version] of [
+      [`/note_rbt/update/status/${n.id}`, "ok", 200, 2],
+      [`/note_rbt/update/status/${n.id}`, "ok", 422, 2],
+      [`/v2/notes-rbt/update-status/${n.id}`, "OK", 422, 2],
+      [`/v2/notes-rbt/update-status/${n.id}`, "pending", 200, 3],
+      [`/note_rbt/update/status/${n.id}`, "pending", 422, 3],
+    ] as const) {
+      const res = await call(manager.token, "PUT", path, { status });
+      expect([path, status, res.status]).toEqual([path, status, code]);
+      if (code === 422) expect(res.json.errors).toEqual({ status: `Nothing to change: the status is already ${status.toLowerCase() === "ok" ? "OK" : "Pending"}.` });
+      const [row] = await notesOf(s.patient.id);
+      expect(row).toMatchObject({ version });
+    }
+  });
+
   it("modifiers in a note's body still need manage_notes; a PATCH that names none keeps them", async () => {
     const s = await scene();
     const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;

@@ -10,6 +10,7 @@ import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
 import { Field, FormMessage } from "../ui/field";
+import { StaleNotice } from "../ui/stale-notice";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
 import { DataTable, type Column } from "~/components/ui/data-list";
 
@@ -42,7 +43,8 @@ export interface NoteViewProps {
   canManage: boolean;
   canEdit: boolean;
   flash: string | null;
-  error: { intent: string; message: string; errors: Record<string, string>; values?: Record<string, string> } | null;
+  /** A refused form's answer; `conflict`: a stale modifier change (409), shown beside the stored codes. */
+  error: { intent: string; message: string; errors: Record<string, string>; values?: Record<string, string>; conflict?: boolean } | null;
   /** Set when the actor is the note's supervisor and may countersign it now: their name and today, to start with. */
   countersign: { name: string; today: string } | null;
   /** localStorage keys of this note's form drafts, cleared after a successful save (decision 025). */
@@ -309,6 +311,8 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
           </Form>
           <Form method="post" className="search-form" aria-label="Change modifiers">
             <input type="hidden" name="intent" value="modifiers" />
+            {/* The version the codes shown were read with: a form opened before another save of the note is refused (409). */}
+            <input type="hidden" name="version" value={note.version} />
             {(["md", "md2", "md3"] as const).map((k, i) => (
               <span key={k}>
                 <label htmlFor={`f-${k}`}>Modifier {i + 1}</label>{" "}
@@ -325,7 +329,16 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
             <button className="btn" type="submit" data-pending="Saving…">
               Save modifiers
             </button>
-            {modifierError ? (
+            {modifierError?.conflict ? (
+              <StaleNotice
+                message={modifierError.message}
+                version={note.version}
+                shownBy="The modifiers below show"
+                unsaved={modifierError.values ?? null}
+                stored={{ md: note.md ?? "", md2: note.md2 ?? "", md3: note.md3 ?? "" }}
+                labels={{ md: "Modifier 1", md2: "Modifier 2", md3: "Modifier 3" }}
+              />
+            ) : modifierError ? (
               <p className="field-error" role="alert">
                 {modifierError.message}
               </p>
