@@ -24,6 +24,12 @@ export function posLabel(code: string): string {
   return POS_CODES.find((p) => p.code === code)?.label ?? code;
 }
 
+/** A place-of-service code with its meaning, as every screen shows it: "12 Home"; a code the list does not know stays bare. */
+export function posText(code: string): string {
+  const label = posLabel(code);
+  return label === code ? code : `${code} ${label}`;
+}
+
 /** The US time zones offered first in forms; any IANA zone is accepted. */
 export const COMMON_TIME_ZONES = ["America/New_York", "America/Chicago", "America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu", "America/Puerto_Rico"] as const;
 

@@ -9,6 +9,7 @@ import { noteSpecFields, noteStaffName, type NoteContext, type NoteJson, type No
 import { ageOn } from "./patients";
 import { isValidTimeZone, zoneOffsetMinutes } from "./time";
 import { isoDate } from "./weeks";
+import { posText } from "./locations";
 import { usDate } from "./weekly-reports";
 
 /** The document's title by note type (RBT 'Appointment Note', BCBA 'Supervision Note'). */
@@ -264,7 +265,7 @@ export function notePdfDocument({ note, context, history }: NotePdfView): NotePd
     ["Provider", text(noteStaffName(context.provider, note.provider_name))],
     ["Supervisor", text(noteStaffName(context.supervisor, note.supervisor_name))],
     ["Date of service", date(note.session_date)],
-    ["Place of service", note.is_telehealth ? `${text(note.pos)} (telehealth)` : text(note.pos)],
+    ["Place of service", note.is_telehealth ? `${text(posText(note.pos))} (telehealth)` : text(posText(note.pos))],
     ["Time in / out (1)", timeRange(note.time_in, note.time_out)],
     ["Time in / out (2)", timeRange(note.time_in2, note.time_out2)],
     ["Total hours", hoursText(note.total_minutes)],

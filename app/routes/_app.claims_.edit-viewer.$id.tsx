@@ -8,7 +8,7 @@ import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
 import { CLAIM_MESSAGES, claimsNamed, STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
-import { posLabel } from "~/domain/locations";
+import { posText } from "~/domain/locations";
 import { RELATED_CAUSE_LABELS } from "~/domain/x12-837p";
 import { generateClaims, getClaim, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -71,7 +71,7 @@ export default function ClaimViewer() {
     { header: "Units", cell: (l) => l.units },
     { header: "Unit price", cell: (l) => unitPriceText(l.unit_price_cents, l.multiplier) },
     { header: "Charge", cell: (l) => money(l.charge_cents) },
-    { header: "POS", cell: (l) => `${l.pos} ${posLabel(l.pos)}` },
+    { header: "POS", cell: (l) => posText(l.pos) },
     { header: "Authorization", cell: (l) => l.pa_number || "—" },
     // SV107: the line's own diagnosis first, by its number in Diagnoses above (decision 032, stop 31).
     { header: "Diagnosis pointers", cell: (l) => l.diagnosis_pointers.map((p) => `${p} (${c.diagnosis_codes[p - 1]})`).join(", ") || "—" },

@@ -5,7 +5,7 @@ import { PROVIDER_OPTIONS, twinColumns } from "~/components/insurance-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { SelectField } from "~/components/ui/form-controls";
 import { PriceLookupQuery, providerType, serviceLocationText } from "~/domain/insurance";
-import { posLabel } from "~/domain/locations";
+import { posText } from "~/domain/locations";
 import { parseWith } from "~/domain/validation";
 import { findUnitPrice, getInsurance, type InsuranceServiceJson, type PriceLookup } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
@@ -49,7 +49,7 @@ function lookupText(cpt: string, provider: string, query: PriceLookupQuery | nul
 }
 
 function posList(codes: string[]): string {
-  return codes.length ? codes.map((c) => `${c} ${posLabel(c)}`).join(", ") : "None";
+  return codes.length ? codes.map(posText).join(", ") : "None";
 }
 
 function serviceColumns(locations: readonly { id: number; title: string }[]): Column<InsuranceServiceJson>[] {

@@ -4,7 +4,7 @@ import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { SearchForm } from "~/components/ui/list";
-import { posLabel } from "~/domain/locations";
+import { posText } from "~/domain/locations";
 import { can } from "~/domain/permissions";
 import { listLocations } from "~/models/locations.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
@@ -33,7 +33,7 @@ export default function LocationList() {
     { header: "State", cell: (l) => l.state },
     { header: "Phone", cell: (l) => l.phone1 },
     { header: "Time zone", cell: (l) => l.time_zone },
-    { header: "POS codes", cell: (l) => l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ") },
+    { header: "POS codes", cell: (l) => l.pos_codes.map(posText).join(", ") },
     actionsColumn((l) => [
       <Link key="view" to={`/location/view/${l.id}`} aria-label={`View ${l.title}`}>
         View

@@ -5,7 +5,7 @@ import { Link } from "~/components/ui/link";
 import { useActorTimeZone } from "~/components/shell/actor-time-zone";
 import { localDate } from "~/domain/time";
 import { FormMessage } from "~/components/ui/field";
-import { posLabel } from "~/domain/locations";
+import { posText } from "~/domain/locations";
 import { can } from "~/domain/permissions";
 import { getLocation } from "~/models/locations.server";
 import { modelContextFor } from "~/services/forms.server";
@@ -39,7 +39,7 @@ export default function ViewLocation() {
     ["Fax", l.telfax],
     ["Email", l.email],
     ["Time zone", l.time_zone],
-    ["Place-of-service codes", l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ")],
+    ["Place-of-service codes", l.pos_codes.map(posText).join(", ")],
     ["Created", localDate(l.created_at, timeZone)],
   ];
   return (

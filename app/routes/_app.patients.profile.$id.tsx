@@ -8,7 +8,7 @@ import { Field, FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
 import { deletedInsurerLabel } from "~/domain/insurance";
-import { posLabel } from "~/domain/locations";
+import { posText } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can, CLIENT_READER } from "~/domain/permissions";
@@ -95,7 +95,7 @@ function display(field: PatientField, value: unknown, names: { locations: Map<nu
     case "gender":
       return GENDERS.find((g) => g.value === String(value))?.label ?? String(value);
     case "pos":
-      return (value as string[]).length ? (value as string[]).map((c) => `${c} ${posLabel(c)}`).join(", ") : "—";
+      return (value as string[]).length ? (value as string[]).map(posText).join(", ") : "—";
     case "codes":
       return (value as string[]).join(", ") || "—";
     case "location":

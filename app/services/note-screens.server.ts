@@ -7,6 +7,8 @@ import { GOAL_MEASURES, measuredRowsOnly, noteBodyToFormFields, noteFormToBody, 
 import { noteDraftKey, SERVER_DRAFT_CHANGED_SINCE } from "~/domain/note-drafts";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { unitsLeftText } from "~/domain/pa-pacing";
+import { dollarsOf } from "~/domain/billing";
+import { posText } from "~/domain/locations";
 import { goneStaffLabel } from "~/domain/patients";
 import { minuteOfDay, type NoteJson, type NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
@@ -107,9 +109,11 @@ function valuesOfPairs(pairs: Iterable<readonly [string, string]>): FormValues {
   return out;
 }
 
-/** A stored note as form values. */
+/** A stored note as form values: a combined note's price in dollars, as the form asks for it (`unit_price`, "29.75"). */
 function noteValues(note: NoteJson): FormValues {
-  return valuesOfPairs(noteBodyToFormFields(noteAsInput(note) as unknown as Record<string, unknown>));
+  const { unit_price_cents, ...input } = noteAsInput(note);
+  const price = note.type === "combined" ? { unit_price: unit_price_cents === null ? "" : dollarsOf(unit_price_cents) } : {};
+  return valuesOfPairs(noteBodyToFormFields({ ...input, ...price } as unknown as Record<string, unknown>));
 }
 
 const TEXT_LISTS = new Set(["interventions", "demonstrated_replacement_protocols", "demonstrated_intervention_protocols", "discussed_behaviors"]);
@@ -206,7 +210,7 @@ function optionsOf(ctx: ModelContext, type: NoteType, config: NoteConfig, edited
       end_date: s.end_date,
       meter: s.meter,
     })),
-    pos: c.pos_codes.map((code) => ({ value: code, label: code })),
+    pos: c.pos_codes.map((code) => ({ value: code, label: posText(code) })),
     cptCodes: config.cpt_codes,
     maladaptives: c.maladaptives.map((g) => ({ plan_id: g.plan_id, name: g.name })),
     replacements: c.replacements.map((g) => ({ plan_id: g.plan_id, name: g.name })),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { LocationInput, locationTitleKey } from "~/domain/locations";
+import { LocationInput, locationTitleKey, posText } from "~/domain/locations";
 import { canonicalTimeZone } from "~/domain/time";
 
 /** A location's title as titles are compared, and its time zone as stored (decision 017, stop 33; probe 8962 item 4). */
@@ -45,5 +45,20 @@ describe("canonicalTimeZone: the IANA spelling, or null", () => {
   it("the location schema stores it so", () => {
     const parsed = v.parse(LocationInput, { title: "T", time_zone: " pacific/honolulu ", pos_codes: ["11"] });
     expect(parsed.time_zone).toBe("Pacific/Honolulu");
+  });
+});
+
+describe("posText: a place-of-service code with its meaning, as every screen shows it", () => {
+  it.each([
+    ["02", "02 Telehealth"],
+    ["03", "03 School"],
+    ["11", "11 Office"],
+    ["12", "12 Home"],
+    ["99", "99 Other"],
+    ["10", "10 Telehealth in Patient Home"],
+    ["07", "07"],
+    ["", ""],
+  ])("%j → %j", (code, text) => {
+    expect(posText(code)).toBe(text);
   });
 });

@@ -122,6 +122,7 @@ describe("GET /api/v2/note_{type}/pdf/{id}", () => {
       "09:00 – 11:30",
       "13:00 – 14:00",
       "3.5 h (210 min)",
+      "12 Home",
       "Client and mother",
       "Met with client at home. Client requested items with words.",
     ])

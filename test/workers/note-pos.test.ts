@@ -140,3 +140,18 @@ describe("a note's place of service must be one its location offers", () => {
     expect(await noteRow(id)).toMatchObject({ pos: "12", version: 3 });
   });
 });
+
+describe("a note's place of service is shown with its meaning (clinical §3)", () => {
+  it.each(TYPES)("%s: the form's select offers '12 Home', and the view and the PDF show it", async (type, cpt) => {
+    const c = await client(cpt);
+    const form = await (await request(`/note-${type}?patient_id=${c.patientId}`, { cookie: w.cookie })).text();
+    const select = /<select[^>]*name="pos"[\s\S]*?<\/select>/.exec(form)?.[0] ?? "";
+    expect(select).toContain('<option value="02">02 Telehealth</option>');
+    expect(select).toContain('<option value="11">11 Office</option>');
+    expect(select).toContain('<option value="12">12 Home</option>');
+
+    const id = await created(type, cpt, c, "12");
+    const view = await (await request(`/note-${type}/view/${id}`, { cookie: w.cookie })).text();
+    expect(view).toMatch(/<dt>Place of service<\/dt><dd>12 Home<\/dd>/);
+  });
+});

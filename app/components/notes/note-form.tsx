@@ -13,6 +13,9 @@ import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
  * drawn, and the draft is kept in the browser as it is typed.
  */
 
+/** The combined note's own price: dollars, and what a blank one means (priceNote). */
+export const UNIT_PRICE_HINT = "In dollars, for example 29.75. Leave blank to bill the insurer's price for the CPT.";
+
 export type NoteFormMode = "create" | "edit" | "amend";
 
 export interface NoteFormProps {
@@ -130,7 +133,8 @@ function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: strin
         <NoteInput label="Diagnosis code" name="diagnosis_code" maxLength={20} autoComplete="off" />
         <NoteCheckbox label="Telehealth session" name="is_telehealth" />
         {/* A combined note's own price is a billing fact: only manage_notes sets it (decision 023, probe 8922 §2). */}
-        {options.type === "combined" && options.canManage ? <NoteInput label="Unit price (cents)" name="unit_price_cents" type="number" inputMode="numeric" min={0} step={1} /> : null}
+        {/* In dollars as every price field and the API's unit_price (decision 025, stop 41): one money rule, optionalMoney. */}
+        {options.type === "combined" && options.canManage ? <NoteInput label="Unit price" name="unit_price" inputMode="decimal" autoComplete="off" hint={UNIT_PRICE_HINT} /> : null}
       </div>
     </section>
   );

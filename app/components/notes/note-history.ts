@@ -1,5 +1,6 @@
 import { noteSpecTexts, type NoteContent, type NoteJson } from "~/domain/notes";
 import { CPT_LABELS } from "./types";
+import { posText } from "~/domain/locations";
 
 /**
  * An amended note's earlier versions on the view screen (issue 10: "a correction is an amendment that keeps
@@ -57,7 +58,7 @@ function fieldTexts(n: NoteJson): [string, string][] {
     ["CPT code", dash(CPT_LABELS[n.cpt_code] ?? n.cpt_code)],
     ["Assessment type", n.cpt_code === "97151" ? (n.subtype === "report" ? "Report" : "Observation") : "—"],
     ["PA service", n.pa_service_id === null || n.pa_service_id === undefined ? "—" : `no. ${n.pa_service_id}`],
-    ["Place of service", dash(n.pos)],
+    ["Place of service", n.pos ? posText(n.pos) : dash(n.pos)],
     ["Diagnosis code", dash(n.diagnosis_code)],
     ["Telehealth", n.is_telehealth ? "Yes" : "No"],
     ["Status", n.status === "ok" ? "OK" : "Pending"],

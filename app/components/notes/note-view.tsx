@@ -2,6 +2,7 @@ import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { modifierChoicesFor } from "~/domain/insurance";
+import { posText } from "~/domain/locations";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { zonedDate } from "~/domain/time";
 import { isSignatureImage } from "~/domain/signature-image";
@@ -245,7 +246,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
         </div>
         <Row label="CPT code" value={CPT_LABELS[note.cpt_code] ?? note.cpt_code} />
         <Row label="PA service" value={context.pa_service ? `${context.pa_service.pa_service} (${context.pa_service.cpt}, ${context.pa_service.start_date} to ${context.pa_service.end_date})` : null} />
-        <Row label="Place of service" value={note.pos} />
+        <Row label="Place of service" value={posText(note.pos)} />
         <Row label="Diagnosis code" value={note.diagnosis_code} />
         <Row label="Telehealth" value={note.is_telehealth ? "Yes" : "No"} />
         <Row label="Modifiers" value={modifiers.join(", ")} />
