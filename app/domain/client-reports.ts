@@ -219,7 +219,7 @@ export type BillingListQuery = v.InferOutput<typeof BillingListQuery>;
 
 /**
  * /client-report/employee-by-client's address: the client and the employee (employee_id, or provider_id from
- * the list's filter form), each a record id when given; empty or absent is none (the list, the signed-in user).
+ * the list's filter form), each a record id when given; empty or absent is none (the list; every provider).
  */
 export const EmployeeByClientQuery = v.object({
   patient_id: idFilterOf(BILLING_MESSAGES.patientIdParam),

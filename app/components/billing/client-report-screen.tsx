@@ -66,7 +66,11 @@ function ModifierSelect({ name, label, type, value, form }: { name: "md" | "md2"
   return <ChoiceSelect name={name} form={form} aria-label={label} choices={modifierOptionsFor(type, value)} value={value} />;
 }
 
-export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
+/**
+ * `clientInQuery`: the client is named in the address (`?patient_id=…`, employee by client), so the filter form and
+ * Reset keep it, with the employee when one is chosen (Provider "All" names none, decision 030).
+ */
+export function ClientReportScreen({ title, backTo = "/billing/list", clientInQuery = false }: { title: string; backTo?: string; clientInQuery?: boolean }) {
   const { report, filterErrors } = useLoaderData<LoaderShape>() as unknown as LoaderShape;
   // Refused filters: the report comes with no row and the typed values as its filters (the loader's).
   const errors = filterErrors ?? {};
@@ -212,12 +216,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         ]}
       />
       <Form method="get" className="search-form" role="search" aria-label="Filter the notes">
-        {report.provider ? (
-          <>
-            <input type="hidden" name="patient_id" value={p.id} />
-            <input type="hidden" name="employee_id" value={report.provider.id} />
-          </>
-        ) : null}
+        {clientInQuery ? <input type="hidden" name="patient_id" value={p.id} /> : null}
+        {clientInQuery && report.provider ? <input type="hidden" name="employee_id" value={report.provider.id} /> : null}
         <DateRangeFilter names={["from", "to"]} from={report.filters.date_start} to={report.filters.date_end} errors={{ from: errors.date_start, to: errors.date_end }} />
         <label htmlFor="f-type">Note type</label>
         <select id="f-type" name="type" defaultValue={report.filters.noteType} aria-invalid={errors.noteType ? true : undefined} aria-errormessage={errors.noteType ? "f-type-error" : undefined}>
@@ -234,7 +234,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         <button type="submit" className="btn">
           Search
         </button>
-        <Link className="btn" to={report.provider ? `?patient_id=${p.id}&employee_id=${report.provider.id}` : "?"}>
+        <Link className="btn" to={clientInQuery ? `?patient_id=${p.id}${report.provider ? `&employee_id=${report.provider.id}` : ""}` : "?"}>
           Reset
         </Link>
       </Form>
