@@ -427,6 +427,8 @@ export function scrubFreeText(raw: string, redact: Redactions = { client: [], ot
   // hide a name from the scrub; the other controls and direction marks become spaces.
   let s = raw.replace(/[\u00ad\u034f\u2060\ufeff]/g, "").replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2061-\u2069]/g, " ");
   s = cutEmails(s, ` ${CUT} `).replace(LINK, ` ${CUT} `);
+  // The client's details the server knows (address, city, insurer, …) go first: a street may carry a name.
+  s = replaceNames(s, redact.identifiers ?? [], ` ${CUT} `);
   s = replaceNames(s, redact.client, "the client", "the client's");
   s = s.replace(/\bthe client(?:\s+the client)+/gi, "the client");
   s = replaceNames(s, redact.other, ` ${CUT} `);
@@ -452,6 +454,52 @@ export function scrubFreeText(raw: string, redact: Redactions = { client: [], ot
 export interface Redactions {
   client: string[];
   other: string[];
+  /**
+   * Details the server knows (decision 026, stop 41), each cut only whole, in any letter case: contact details,
+   * birth date, member ids, insurer names (`identifiers`), and street addresses (`addresses`, also without the house
+   * number and with the street type written out or abbreviated: "114 Palm Ave" → "Palm Avenue").
+   */
+  identifiers?: string[];
+  addresses?: string[];
+}
+
+/** Street types as written out and abbreviated (USPS): each form of an address's last word stands for the others. */
+const STREET_TYPES: readonly (readonly string[])[] = [
+  ["avenue", "ave", "av"], ["street", "st"], ["road", "rd"], ["drive", "dr"], ["boulevard", "blvd"], ["lane", "ln"],
+  ["court", "ct"], ["place", "pl"], ["terrace", "ter"], ["circle", "cir"], ["highway", "hwy"], ["parkway", "pkwy"],
+  ["trail", "trl"], ["square", "sq"], ["cove", "cv"], ["point", "pt"], ["way", "wy"], ["plaza", "plz"], ["expressway", "expy"],
+];
+const STREET_TYPE_OF = new Map(STREET_TYPES.flatMap((forms) => forms.map((f) => [f, forms] as const)));
+/** A unit designator starts the part of an address that is not the street ("Apt 3", "Suite 200"). */
+const UNIT = /\s+(?=(?:apt|apartment|unit|suite|ste|#)(?:\b|\s|\d))/i;
+
+/**
+ * The forms of a stored address that free text may repeat: the whole line, each comma-separated part, the street
+ * without its unit and without its house number ("Palm Ave"), each with its street type in every written form
+ * ("Palm Avenue"). A form without a word of three letters or more that is not a street type is left out ("5 St" →
+ * not "St"), so a short address does not cut common words.
+ */
+export function addressForms(raw: string): string[] {
+  const out = new Set<string>();
+  const meaningful = (s: string) => (s.match(/\p{L}+/gu) ?? []).some((w) => w.length >= 3 && !STREET_TYPE_OF.has(w.toLowerCase()));
+  const add = (s: string) => {
+    const t = s.replace(/\s+/g, " ").trim().replace(/[.,]+$/, "");
+    if (t.length >= 2 && meaningful(t)) out.add(t);
+  };
+  const whole = raw.replace(/\s+/g, " ").trim();
+  add(whole);
+  for (const part of whole.split(/\s*[,;]\s*/)) {
+    const street = part.split(UNIT)[0] ?? part;
+    const numberless = street.replace(/^\d+[a-z]?(?:[-/]\d+[a-z]?)?\s+/i, "");
+    for (const s of [part, street, numberless]) {
+      add(s);
+      const words = s.split(" ");
+      const last = words[words.length - 1]!.replace(/\.$/, "");
+      const cased = (form: string) => (/^\p{Lu}/u.test(last) ? form[0]!.toUpperCase() + form.slice(1) : form);
+      for (const form of STREET_TYPE_OF.get(last.toLowerCase()) ?? []) if (form !== last.toLowerCase()) add([...words.slice(0, -1), cased(form)].join(" "));
+    }
+  }
+  return [...out];
 }
 
 const ROLE_OR_COMMON = /^(mother|mom|mum|father|dad|parent|parents|caregiver|caregivers|guardian|grandmother|grandfather|grandparent|sibling|brother|sister|teacher|aide|rbt|bcba|bcaba|client|the|and|with|present|none|n\/a|na)$/i;
@@ -475,6 +523,9 @@ function identifyingStrings(body: Body, participants: string, known: Redactions)
   // The names the server looked up (the client named by `patient_id` and their parents), whatever the body carries.
   for (const name of known.client) if (name.trim().length >= 2) addName(client, name.trim());
   for (const name of known.other) if (name.trim().length >= 2) addName(other, name.trim());
+  const identifiers = new Set<string>();
+  for (const value of known.identifiers ?? []) if (value.trim().length >= 2) identifiers.add(value.replace(/\s+/g, " ").trim());
+  for (const address of known.addresses ?? []) for (const form of addressForms(address)) identifiers.add(form);
   const visit = (obj: Record<string, unknown>, ofClient: boolean) => {
     for (const [key, value] of Object.entries(obj)) {
       if (typeof value !== "string" || /^(type|subtype|cpt_code|pos|diagnosis_code)$/.test(key)) continue;
@@ -490,7 +541,7 @@ function identifyingStrings(body: Body, participants: string, known: Redactions)
   // A participants field names people beside their roles ("Mother (Maria)"): its capitalised words are names.
   for (const word of participants.match(/\p{Lu}[\p{L}'-]+/gu) ?? []) if (!ROLE_OR_COMMON.test(word)) other.add(word);
   const longestFirst = (set: Set<string>) => [...set].sort((a, b) => b.length - a.length);
-  return { client: longestFirst(client), other: longestFirst(other) };
+  return { client: longestFirst(client), other: longestFirst(other), identifiers: longestFirst(identifiers) };
 }
 
 /** Who took part, as roles only (a participants field often names people). */

@@ -51,7 +51,7 @@ import type { StaffGone } from "~/domain/patients";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseChange, safeParsePlain } from "~/domain/validation";
-import type { Redactions } from "~/domain/note-summary";
+import type { SummaryDisclosure } from "~/services/ai-summary.server";
 import { isProductDate } from "~/domain/weeks";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type AuditEntry, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersionIfChanged } from "~/services/list-cache.server";
@@ -1946,44 +1946,98 @@ export async function storeReplacements(ctx: ModelContext, raw: Record<string, u
 
 /* ------------------------------------------------------------------ AI summary */
 
+/** A summary request that names neither its client nor a stored note (decision 026, stop 41). */
+export const SUMMARY_CLIENT_FIRST = "Choose the client first.";
+
+/** The client's details kept in `patients.details` that a summary must not repeat, read by key. */
+const CLIENT_DETAIL_IDENTIFIERS = ["email", "phone", "home_phone", "work_phone", "city", "zip", "insuranceId", "insuranceId_secondary", "insured_policy_group", "eqhlid", "secondary_eqhlid", "school_name", "parent_city", "parent_zip", "parent_birth_date"] as const;
+const CLIENT_DETAIL_ADDRESSES = ["address", "parent_address"] as const;
+const CLIENT_DETAIL_NAMES = ["parent_name", "referring_provider_first_name", "referring_provider_last_name"] as const;
+const detailOf = (key: string) => sql<unknown>`json_extract(${patients.details}, ${`$.${key}`})`;
+const secondaryInsurers = alias(insurances, "secondary_insurers");
+
 /**
- * Before a note's AI summary is asked for (decision 026, stop 33): the client the body names (`patient_id`; the note
- * forms carry no name), found as their notes are (clientFound) — null when not found or malformed (404, nothing sent)
- * — with the names the summary must not repeat: the client's first and last name (→ "the client") and their parents'
- * (the parent account's and the details' parent name). The disclosure's audit row (`ai_summary`: who, the client, the
- * note when known, the note type and the provider; never the content) is written after that read and before the
- * provider is asked, also when the body names no client.
+ * Before a note's AI summary is asked for (decision 026, stops 33 and 41): the client the request is about, in the
+ * actor's scope, with what the summary must not repeat; or the refusal, before anything is sent.
+ * - The client: the stored note's when the request summarises one (`noteId`: the edit and amend screens; `note_id` in
+ *   an API body), of the note's type and in the actor's note scope, whatever client the body names; else the body's
+ *   `patient_id`, found as their notes are (clientFound). Not found or malformed: 404, nothing sent or recorded.
+ *   Neither: 422 at `patient_id` ("Choose the client first."), nothing read, sent or recorded.
+ * - What it must not repeat, in the same one statement (with the audit chain's tail): the client's first and last
+ *   name (→ "the client"); the parents' names (the parent account's and the details' parent name) and the referring
+ *   provider's; and, cut whole in any letter case, the client's address and city, ZIP, phones, email, birth date,
+ *   identifier, member ids, insurers' names and school, and the parent account's address, city, ZIP, phones and email.
+ * - The disclosure's audit row (`ai_summary`: who, the client, the note when known, the note type and the provider;
+ *   never the content) is written after that read and before the provider is asked.
  */
-export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<string, unknown>, provider: string, noteId: number | null = null): Promise<Redactions | null> {
-  const raw = note.patient_id;
-  const named = raw !== undefined && raw !== null && raw !== "";
-  const patientId = named ? pathId(String(raw).trim()) : null;
-  if (named && patientId === null) return null;
-  const detail = { ...(patientId === null ? {} : { patients: [patientId] }), type: typeof note.type === "string" ? note.type : null, provider };
-  const recorded = (entityId: number | null, tail?: KnownTail) => withAudit(ctx.db, who(ctx), { action: "ai_summary", entity: "note", entityId, patientId, detail }, () => [], tail);
-  if (patientId === null) {
-    await recorded(null);
-    return { client: [], other: [] };
+export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<string, unknown>, provider: string, noteId: number | null = null): Promise<SummaryDisclosure> {
+  const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+  const type = typeof note.type === "string" && (NOTE_TYPES as readonly string[]).includes(note.type) ? (note.type as NoteType) : null;
+  const storedId = noteId ?? (given(note.note_id) ? pathId(String(note.note_id).trim()) : null);
+  if (noteId === null && given(note.note_id) && storedId === null) return { ok: false, status: 404, message: "Note not found." };
+  const bodyClient = given(note.patient_id) ? pathId(String(note.patient_id).trim()) : null;
+  if (storedId === null) {
+    if (!given(note.patient_id)) return { ok: false, status: 422, message: SUMMARY_CLIENT_FIRST, errors: { patient_id: SUMMARY_CLIENT_FIRST } };
+    if (bodyClient === null) return { ok: false, status: 404, message: "Client not found." };
   }
-  const [p] = await ctx.db
-    .select({
-      firstName: patients.firstName,
-      lastName: patients.lastName,
-      parentName: sql<string | null>`json_extract(${patients.details}, '$.parent_name')`,
-      accountName: parents.name,
-      accountSurname: parents.surname,
-      // The edited note is named when it is this client's, in the actor's scope.
-      noteId: noteId === null ? sql<number | null>`null` : sql<number | null>`(select ${notes.id} from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${patients.id} and ${noteScope(ctx)})`,
-      tail: auditTail,
-    })
-    .from(patients)
-    .leftJoin(parents, eq(parents.id, patients.parentId))
-    .where(clientFound(ctx, patientId));
-  if (!p) return null;
-  await recorded(p.noteId, p.tail);
-  const account = [p.accountName ?? "", p.accountSurname ?? ""].join(" ").trim();
+  const columns = {
+    patientId: patients.id,
+    firstName: patients.firstName,
+    lastName: patients.lastName,
+    identifier: patients.patientIdentifier,
+    birthDate: patients.birthDate,
+    ...Object.fromEntries([...CLIENT_DETAIL_IDENTIFIERS, ...CLIENT_DETAIL_ADDRESSES, ...CLIENT_DETAIL_NAMES].map((k) => [`detail_${k}`, detailOf(k)])),
+    accountName: parents.name,
+    accountSurname: parents.surname,
+    accountEmail: parents.email,
+    accountPhone: parents.phone,
+    accountWorkPhone: parents.workPhone,
+    accountHomePhone: parents.homePhone,
+    accountAddress: parents.address,
+    accountCity: parents.city,
+    accountZip: parents.zipCode,
+    insurer: insurances.name,
+    secondaryInsurer: secondaryInsurers.name,
+    noteId: storedId === null ? sql<number | null>`null` : sql<number | null>`${notes.id}`,
+    tail: auditTail,
+  } as Record<string, unknown> as Record<string, SQL<unknown>>;
+  const [p] =
+    storedId === null
+      ? await ctx.db
+          .select(columns)
+          .from(patients)
+          .leftJoin(parents, eq(parents.id, patients.parentId))
+          .leftJoin(insurances, eq(insurances.id, patients.insurerId))
+          .leftJoin(secondaryInsurers, eq(secondaryInsurers.id, patients.insurerSecondaryId))
+          .where(clientFound(ctx, bodyClient!))
+      : await ctx.db
+          .select(columns)
+          .from(notes)
+          .innerJoin(patients, eq(patients.id, notes.patientId))
+          .leftJoin(parents, eq(parents.id, patients.parentId))
+          .leftJoin(insurances, eq(insurances.id, patients.insurerId))
+          .leftJoin(secondaryInsurers, eq(secondaryInsurers.id, patients.insurerSecondaryId))
+          .where(and(eq(notes.id, storedId), type === null ? undefined : eq(notes.type, type), noteScope(ctx)));
+  if (!p) return { ok: false, status: 404, message: storedId === null ? "Client not found." : "Note not found." };
+  const row = p as Record<string, unknown>;
+  const patientId = Number(row.patientId);
+  const str = (v: unknown) => (typeof v === "string" ? v.trim() : typeof v === "number" && Number.isFinite(v) ? String(v) : "");
+  const list = (values: unknown[]) => values.map(str).filter(Boolean);
+  const detail = { patients: [patientId], type, provider };
+  await withAudit(ctx.db, who(ctx), { action: "ai_summary", entity: "note", entityId: row.noteId == null ? null : Number(row.noteId), patientId, detail }, () => [], row.tail as KnownTail);
+  const firstName = str(row.firstName);
+  const lastName = str(row.lastName);
   return {
-    client: [`${p.firstName} ${p.lastName}`, p.firstName, p.lastName],
-    other: [account, typeof p.parentName === "string" ? p.parentName : ""].filter((x) => x.trim()),
+    ok: true,
+    known: {
+      client: [`${firstName} ${lastName}`, firstName, lastName],
+      other: list([[str(row.accountName), str(row.accountSurname)].join(" "), ...CLIENT_DETAIL_NAMES.map((k) => row[`detail_${k}`])]),
+      identifiers: list([
+        row.identifier, row.birthDate, row.insurer, row.secondaryInsurer,
+        ...CLIENT_DETAIL_IDENTIFIERS.map((k) => row[`detail_${k}`]),
+        row.accountEmail, row.accountPhone, row.accountWorkPhone, row.accountHomePhone, row.accountCity, row.accountZip,
+      ]),
+      addresses: list([...CLIENT_DETAIL_ADDRESSES.map((k) => row[`detail_${k}`]), row.accountAddress]),
+    },
   };
 }

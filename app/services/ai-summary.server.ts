@@ -141,8 +141,18 @@ export type SummaryResult =
   /** A field beyond a note's bounds (a save's message, keyed like a save's errors). */
   | { ok: false; status: 422; message: string; errors: Record<string, string> }
   | { ok: false; status: 502 | 504; message: string }
-  /** `disclose` found no such client in the actor's scope. */
+  /** `disclose` found no such client (or note) in the actor's scope. */
   | { ok: false; status: 404; message: string };
+
+/**
+ * What `disclose` answers (decision 026, stops 33 and 41): the client's names and details the summary must not repeat
+ * (the request is then recorded), or the refusal: 404 for a client or note not found in the actor's scope, 422 for a
+ * request that names neither (`patient_id`: "Choose the client first."). Nothing is sent after a refusal.
+ */
+export type SummaryDisclosure =
+  | { ok: true; known: Redactions }
+  | { ok: false; status: 404; message: string }
+  | { ok: false; status: 422; message: string; errors: Record<string, string> };
 
 export interface SummaryOptions {
   /** The note type the caller's path decides (`/note_rbt/…`); else the body's. */
@@ -151,11 +161,12 @@ export interface SummaryOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
   /**
-   * Once the body passed its checks, before the provider is asked (decision 026, stop 33): the names the server
-   * knows for the note's client, read in the actor's scope with the disclosure's audit row (`noteSummaryDisclosure`
-   * in app/models/notes.server.ts); null when that client is not found (404, nothing sent).
+   * Once the body passed its checks, before the provider is asked (decision 026, stops 33 and 41): the client the
+   * request is about, in the actor's scope, with the names and details the server knows for them and the
+   * disclosure's audit row (`noteSummaryDisclosure` in app/models/notes.server.ts); or its refusal (404, 422), and
+   * nothing is sent. Every request path passes it; without it only the body's own names are scrubbed (unit tests).
    */
-  disclose?: (note: Record<string, unknown>, provider: SummaryProviderName) => Promise<Redactions | null>;
+  disclose?: (note: Record<string, unknown>, provider: SummaryProviderName) => Promise<SummaryDisclosure>;
 }
 
 /**
@@ -171,8 +182,9 @@ export async function generateNoteSummary(env: AiEnv, body: Record<string, unkno
   if (missing.length) return { ok: false, status: 422, title: MISSING_FIELDS_TITLE, message: MISSING_FIELDS_TITLE, missing, errors: summaryPrecheckErrors(note) };
 
   const provider = opts.provider ?? summaryProviderFor(env, opts.fetch);
-  const known = opts.disclose ? await opts.disclose(note, provider.name) : undefined;
-  if (known === null) return { ok: false, status: 404, message: "Client not found." };
+  const disclosed = opts.disclose ? await opts.disclose(note, provider.name) : undefined;
+  if (disclosed && !disclosed.ok) return disclosed;
+  const known = disclosed?.known;
   const timeoutMs = opts.timeoutMs ?? summaryTimeoutMs(env);
   const controller = new AbortController();
   const started = Date.now();

@@ -269,11 +269,15 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
 
 /**
  * The no-JavaScript summary: the built-in (or configured) summariser over the typed form, with the client's names
- * looked up to be scrubbed and the request audited (`noteSummaryDisclosure`). A field beyond a note's bounds answers
+ * and details looked up to be scrubbed and the request audited (`noteSummaryDisclosure`): a new note's client is the
+ * page's, an edited note's is the stored note's, never the posted one. A field beyond a note's bounds answers
  * its errors, which the form shows beside the field as a refused save does.
  */
-async function summaryFor(context: AppLoadContext, ctx: ModelContext, type: NoteType, form: FormData, noteId: number | null = null): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
-  const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type, disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider, noteId) });
+async function summaryFor(context: AppLoadContext, ctx: ModelContext, type: NoteType, form: FormData, about: { noteId: number } | { patientId: number | null }): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
+  // A new note's client is its page's (posted, or in the address); an edited note's is the stored note's (decision 026).
+  const body = "patientId" in about && about.patientId !== null ? { ...bodyOf(type, form), patient_id: about.patientId } : bodyOf(type, form);
+  const noteId = "noteId" in about ? about.noteId : null;
+  const result = await generateNoteSummary(context.app.env, body, { type, disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider, noteId) });
   if (result.ok) return { summary: result.summary };
   if (result.status === 404) throw notFound(result.message);
   if (result.status === 422) return "missing" in result ? { message: result.message, missing: result.missing } : { message: result.message, errors: result.errors };
@@ -404,7 +408,7 @@ export function createNoteAction(type: NoteType) {
       return rerender(200, { values });
     }
     if (intent === "generate-summary") {
-      const s = await summaryFor(context, ctx, type, form);
+      const s = await summaryFor(context, ctx, type, form, { patientId });
       if ("summary" in s) {
         const values = valuesOfPairs(draftFieldsOf(form));
         values["content.summary_note"] = s.summary;
@@ -495,7 +499,7 @@ export function editNoteAction(type: NoteType) {
     };
     if (intent === "options") return rerender(200, {});
     if (intent === "generate-summary") {
-      const s = await summaryFor(context, ctx, type, form, id);
+      const s = await summaryFor(context, ctx, type, form, { noteId: id });
       if ("summary" in s) return rerender(200, { values: { ...typed, "content.summary_note": s.summary } });
       if ("errors" in s) return rerender(422, { errors: formErrors(s.errors), message: s.message });
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });

@@ -164,7 +164,7 @@ describe("the OpenAI-compatible provider (a local fake server)", () => {
     const body = { ...note, patient_name: undefined, patient_id: 13, content: { ...note.content, as_evidenced_by: "Elijah Taylor smiled; Elijah laughed with Maria Garcia" } };
     const asked: string[] = [];
     const result = await generateNoteSummary(env, body, {
-      disclose: async (n, provider) => (asked.push(`${provider}:${String(n.patient_id)}`), { client: ["Elijah Taylor", "Elijah", "Taylor"], other: ["Maria Garcia"] }),
+      disclose: async (n, provider) => (asked.push(`${provider}:${String(n.patient_id)}`), { ok: true, known: { client: ["Elijah Taylor", "Elijah", "Taylor"], other: ["Maria Garcia"] } }),
     });
     expect(result.ok).toBe(true);
     expect(asked).toEqual(["openai-compatible:13"]);
@@ -172,8 +172,23 @@ describe("the OpenAI-compatible provider (a local fake server)", () => {
     expect(sent).not.toMatch(/Elijah|Taylor|Maria|Garcia/);
     expect(sent).toContain("As evidenced by: the client smiled, the client laughed");
     received.length = 0;
-    expect(await generateNoteSummary(env, body, { disclose: async () => null })).toEqual({ ok: false, status: 404, message: "Client not found." });
+    expect(await generateNoteSummary(env, body, { disclose: async () => ({ ok: false, status: 404, message: "Client not found." }) })).toEqual({ ok: false, status: 404, message: "Client not found." });
     expect(received).toHaveLength(0);
+  });
+
+  it("a refusal to name the client (422) sends nothing; the details the server knows are cut from what is sent (decision 026, stop 41)", async () => {
+    answer = ok("Met with client at home.");
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const env = { AI_BASE_URL: baseUrl };
+    const refusal = { ok: false as const, status: 422 as const, message: "Choose the client first.", errors: { patient_id: "Choose the client first." } };
+    expect(await generateNoteSummary(env, note, { disclose: async () => refusal })).toEqual(refusal);
+    expect(received).toHaveLength(0);
+    const body = { ...note, patient_id: 14, content: { ...note.content, as_evidenced_by: "Moved to 114 Palm Avenue in DENVER; her Medicaid visit went well" } };
+    const known = { client: ["Chloe Moore", "Chloe", "Moore"], other: [], identifiers: ["Denver", "Medicaid"], addresses: ["114 Palm Ave"] };
+    expect((await generateNoteSummary(env, body, { disclose: async () => ({ ok: true, known }) })).ok).toBe(true);
+    const sent = JSON.stringify(received[0]!.body);
+    expect(sent).not.toMatch(/Palm|114|Denver|Medicaid/i);
+    expect(sent).toContain("As evidenced by: Moved, her visit went well");
   });
 
   it("an error answer (500 with a message) → 502 with our message, never the provider's words", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POS_CODES } from "~/domain/locations";
 import { noteFormToBody } from "~/domain/note-form";
 import {
+  addressForms,
   AI_SUMMARY_ERROR,
   builtInSummary,
   CAREGIVER_POS_CODES,
@@ -437,6 +438,49 @@ describe("free text scrubbing", () => {
     const out = quickly("Quinn met Sloane and Name1zx. ".repeat(150), { client: ["Quinn"], other: [...names, "Sloane"] });
     expect(out).toMatch(/^the client met, the client met/);
     expect(out).not.toMatch(/Sloane|Name1zx/);
+  });
+});
+
+describe("the client's details the server knows are cut (decision 026, stop 41)", () => {
+  // Chloe Moore of 114 Palm Ave, Denver 80203, insured by "Colorado Medicaid" as member MBR100213; her parent account
+  // is Maria Lopez (303-555-0142, maria.lopez@example.com), and the details name her father Carlos Moore.
+  const known = {
+    client: ["Chloe Moore", "Chloe", "Moore"],
+    other: ["Maria Lopez", "Carlos Moore"],
+    identifiers: ["Denver", "80203", "MBR100213", "Colorado Medicaid", "Medicaid", "303-555-0142", "maria.lopez@example.com", "2019-04-02", "Lincoln Elementary"],
+    addresses: ["114 Palm Ave, Apt 3"],
+  };
+  const scrubbed = (raw: string) => noteFacts({ content: { environmental_changes: raw } }, known).environmentalChanges;
+  it.each([
+    ["the stored address as typed", "Moved to 114 Palm Ave, Denver", "Moved"],
+    ["the address in another letter case", "moved to 114 PALM AVE last week", "moved last week"],
+    ["the street without the house number", "New house on Palm Ave is quieter", "New house is quieter"],
+    ["the street type written out", "Moved to 114 Palm Avenue", "Moved"],
+    ["the street type abbreviated with a full stop", "Lives on palm ave. now", "Lives, now"],
+    ["the unit on its own line part", "Upstairs in Apt 3 now", "Upstairs now"],
+    ["the city alone, any case", "Trip to DENVER zoo", "Trip zoo"],
+    ["the insurer's name", "after her Medicaid visit", "after her visit"],
+    ["the insurer's full name", "Colorado Medicaid approved more hours", "approved more hours"],
+    ["the school", "Started at lincoln elementary", "Started"],
+    ["the member id and the ZIP", "member MBR100213, zip 80203", "zip"],
+    ["the parent account's phone and email", "Mom (303-555-0142, maria.lopez@example.com) joined", "Mom joined"],
+    ["the client's and the parents' names as before", "Chloe hugged Maria Lopez and Carlos", "the client hugged"],
+    // Decision 026 accepts it: a name the server does not know, not capitalised in the participants field, stays.
+    ["a relative's name the server does not know stays", "Chloe's aunt Beatriz Alvarez came", "the client's aunt Beatriz Alvarez came"],
+    // A word that only shares a part of a stored detail stays.
+    ["a palm tree is not the street", "Drew a palm tree and Denverite", "Drew a palm tree and Denverite"],
+  ])("%s: %j → %j", (_label, raw, out) => {
+    expect(scrubbed(raw)).toBe(out);
+  });
+
+  it.each([
+    ["114 Palm Ave, Apt 3", ["114 Palm Ave, Apt 3", "114 Palm Ave", "114 Palm Avenue", "114 Palm Av", "Palm Ave", "Palm Avenue", "Palm Av", "Apt 3"]],
+    ["2200 N Main Street Suite 5", ["2200 N Main Street Suite 5", "2200 N Main Street", "2200 N Main St", "N Main Street", "N Main St"]],
+    // Without a word of three letters that is not a street type, a form is left out (it would cut common words).
+    ["5 St", []],
+    ["12 Oak Rd", ["12 Oak Rd", "12 Oak Road", "Oak Rd", "Oak Road"]],
+  ])("the forms of the address %j", (raw, forms) => {
+    expect(new Set(addressForms(raw))).toEqual(new Set(forms));
   });
 });
 

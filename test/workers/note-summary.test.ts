@@ -1,6 +1,7 @@
+import { env } from "cloudflare:test";
 import { and, count, desc, eq, gt } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, paServices } from "~/db/schema";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { auditLog, insurances, paServices } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
@@ -10,6 +11,8 @@ import { api, apiToken, createLocation, createParent, createPatient, createUser,
 /** The AI summary: POST /api/note_{rbt,bcba,combined}/generate-summary and the note forms' POST /notes/generate-summary. */
 
 const rbtNote = {
+  /** The client (set in beforeAll): a summary request names its client (decision 026, stop 41). */
+  patient_id: 0 as number | undefined,
   cpt_code: "97153",
   diagnosis_code: "F84.0",
   pos: "12",
@@ -30,6 +33,7 @@ const rbtNote = {
 };
 
 const bcba97156 = {
+  patient_id: 0,
   cpt_code: "97156",
   diagnosis_code: "F84.0",
   pos: "home", // the legacy client sends the POS normalised
@@ -59,6 +63,7 @@ let token: string;
 let noPermissionToken: string;
 let cookie: string;
 let noPermissionCookie: string;
+let clientId: number;
 
 beforeAll(async () => {
   location = await createLocation();
@@ -66,6 +71,9 @@ beforeAll(async () => {
   rbtId = rbt.id;
   const other = await createUser({ permissions: ["view_clients"], locations: [location.id] });
   [token, noPermissionToken, cookie, noPermissionCookie] = await Promise.all([apiToken(rbt), apiToken(other), signInCookie(rbt), signInCookie(other)]);
+  clientId = (await createPatient({ locationId: location.id, firstName: "Jane", lastName: "Doe" })).id;
+  rbtNote.patient_id = clientId;
+  bcba97156.patient_id = clientId;
 });
 
 describe("POST /api/note_*/generate-summary", () => {
@@ -83,7 +91,7 @@ describe("POST /api/note_*/generate-summary", () => {
     expect(sentences).toBeLessThanOrEqual(9);
     // Nothing stored; the request itself is recorded (probe 8964 §4): who, the note type, the provider, no content.
     expect(await auditRows()).toBe(before + 1);
-    expect(await lastAudit()).toMatchObject({ actorId: rbtId, action: "ai_summary", entity: "note", entityId: null, patientId: null, detail: JSON.stringify({ type: "rbt", provider: "built-in" }) });
+    expect(await lastAudit()).toMatchObject({ actorId: rbtId, action: "ai_summary", entity: "note", entityId: null, patientId: clientId, detail: JSON.stringify({ patients: [clientId], type: "rbt", provider: "built-in" }) });
   });
 
   it("BCBA and combined notes, from the legacy client's flat fields and normalised POS", async () => {
@@ -288,5 +296,146 @@ describe("the client's names, looked up from patient_id, never reach the summary
       expect(screen.status, String(patient_id)).toBe(404);
       expect(await auditRows()).toBe(before);
     }
+  });
+});
+
+describe("a remote provider gets nothing until the client is named and in scope, and none of their stored details (decision 026, stop 41)", () => {
+  /** The user messages the fake OpenAI-compatible provider received. */
+  const sent: string[] = [];
+  /** Runs `ask` with AI_BASE_URL set and the provider answered by a fake `fetch` that records what it was sent. */
+  async function withRemoteProvider<T>(ask: () => Promise<T>): Promise<T> {
+    const vars = env as unknown as Record<string, unknown>;
+    const before = vars.AI_BASE_URL;
+    vars.AI_BASE_URL = "https://ai.test/v1";
+    const fake = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.startsWith("https://ai.test/v1/")) throw new Error(`unexpected fetch: ${url}`);
+      const { messages } = JSON.parse(String(init?.body)) as { messages: { role: string; content: string }[] };
+      sent.push(messages.find((m) => m.role === "user")!.content);
+      return Response.json({ choices: [{ message: { role: "assistant", content: "Met with client at home." } }] });
+    });
+    try {
+      return await ask();
+    } finally {
+      fake.mockRestore();
+      if (before === undefined) delete vars.AI_BASE_URL;
+      else vars.AI_BASE_URL = before;
+    }
+  }
+
+  /**
+   * Chloe Moore of 114 Palm Ave, Denver, insured by Colorado Medicaid; her parent account is Maria Lopez, her details
+   * name Carlos Moore. An insurer's name counts whole: "Medicaid" alone is not this insurer's name (decision 026).
+   */
+  async function chloe() {
+    const [insurer] = await db().insert(insurances).values({ name: "Colorado Medicaid" }).returning();
+    const parent = await createParent({ name: "Maria", surname: "Lopez", phone: "303-555-0142" });
+    const patient = await createPatient({
+      locationId: location.id,
+      firstName: "Chloe",
+      lastName: "Moore",
+      parentId: parent.id,
+      insurerId: insurer!.id,
+      details: JSON.stringify({ address: "114 Palm Ave", city: "Denver", zip: "80203", insuranceId: "MBR100213", parent_name: "Carlos Moore" }),
+    });
+    const note = {
+      ...rbtNote,
+      patient_id: patient.id,
+      patient_name: undefined,
+      content: {
+        ...rbtNote.content,
+        client_appeared: "Calm in denver",
+        as_evidenced_by: "chloe smiling after her colorado medicaid visit; Maria Lopez called from 303-555-0142 and said Chloe slept well since moving to 114 palm avenue",
+        client_response_to_treatment_this_session: "Responded well; Chloe Moore (member MBR100213) needed fewer prompts at Palm Ave",
+      },
+    };
+    return { patient, note };
+  }
+  const DETAILS = /Chloe|Moore|Palm|114|Denver|Medicaid|MBR|Maria|Lopez|Carlos|0142|80203/i;
+  const formHeaders = { "Content-Type": "application/x-www-form-urlencoded" };
+  const CLIENT_FIRST = { message: "Choose the client first.", errors: { patient_id: "Choose the client first." } };
+
+  it("a body without patient_id → 422 at patient_id for anyone (in scope or not), nothing sent and nothing recorded", async () => {
+    const x = await chloe();
+    const elsewhere = await createUser({ permissions: ["view_notes"], locations: [(await createLocation()).id] });
+    const [outsider, outsiderCookie] = await Promise.all([apiToken(elsewhere), signInCookie(elsewhere)]);
+    const body = { ...x.note, patient_id: undefined };
+    await withRemoteProvider(async () => {
+      const before = await auditRows();
+      for (const [t, c] of [[token, cookie], [outsider, outsiderCookie]] as const) {
+        for (const path of ["/note_rbt/generate-summary", "/note_bcba/generate-summary", "/note_combined/generate-summary"]) {
+          const res = await api(path, { method: "POST", token: t, body: path.includes("bcba") ? { ...bcba97156, patient_id: undefined } : body });
+          expect(res.status, path).toBe(422);
+          expect(await res.json(), path).toEqual(CLIENT_FIRST);
+        }
+        const screen = await request("/notes/generate-summary", { method: "POST", cookie: c, body: formOf({ type: "rbt", ...body }), headers: { ...formHeaders, Accept: "application/json" } });
+        expect(screen.status).toBe(422);
+        expect(await screen.json()).toEqual(CLIENT_FIRST);
+      }
+      // The outsider naming the client: 404, as before.
+      expect((await api("/note_rbt/generate-summary", { method: "POST", token: outsider, body: x.note })).status).toBe(404);
+      expect(await auditRows()).toBe(before);
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it("with patient_id: the client's names, address, city, insurer, member id and parents' names and phone are not sent; the row names the client", async () => {
+    const x = await chloe();
+    sent.length = 0;
+    const before = (await lastAudit()).id;
+    const res = await withRemoteProvider(() => api("/note_rbt/generate-summary", { method: "POST", token, body: x.note }));
+    expect(res.status).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toMatch(DETAILS);
+    expect(sent[0]).toContain("the client");
+    expect(sent[0]).toMatch(/As evidenced by: the client smiling after her visit, .*said the client slept well since moving\n/);
+    expect(await auditSince(before, "ai_summary")).toMatchObject([{ actorId: rbtId, patientId: x.patient.id, detail: JSON.stringify({ patients: [x.patient.id], type: "rbt", provider: "openai-compatible" }) }]);
+  });
+
+  it("an edited note's summary is about the stored note's client, whatever patient_id the form or body posts (screens with and without JavaScript, API note_id)", async () => {
+    const x = await chloe();
+    const someoneElse = await createPatient({ locationId: location.id, firstName: "Other", lastName: "Person" });
+    const [pa] = await db().insert(paServices).values({ patientId: x.patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
+    const created = await api("/v2/notes-rbt", { method: "POST", token, body: { patient_id: x.patient.id, provider_id: rbtId, pa_service_id: pa!.id, cpt_code: "97153", session_date: addDays(todayIn(new Date(), "America/New_York"), -1), time_in: "11:00", time_out: "12:00", pos: "12" } });
+    const id = ((await created.json()) as { data: { id: number } }).data.id;
+    // The edit form's button asks about its note.
+    const page = await request(`/note-rbt/edit/${id}`, { cookie });
+    expect(await page.text()).toContain(`data-ai-summary="/notes/generate-summary?note_id=${id}"`);
+    const posted = { type: "rbt", ...x.note, patient_id: someoneElse.id };
+    sent.length = 0;
+    const before = (await lastAudit()).id;
+    const statuses = await withRemoteProvider(async () => [
+      (await request(`/note-rbt/edit/${id}`, { method: "POST", cookie, body: formOf(posted, { intent: "generate-summary" }), headers: formHeaders })).status,
+      (await request(`/notes/generate-summary?note_id=${id}`, { method: "POST", cookie, body: formOf(posted), headers: { ...formHeaders, Accept: "application/json" } })).status,
+      (await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...x.note, note_id: id, patient_id: someoneElse.id } })).status,
+      (await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...x.note, note_id: id, patient_id: undefined } })).status,
+    ]);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect(sent).toHaveLength(4);
+    for (const text of sent) expect(text).not.toMatch(DETAILS);
+    const rows = await auditSince(before, "ai_summary");
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(row).toMatchObject({ entity: "note", entityId: String(id), patientId: x.patient.id, detail: JSON.stringify({ patients: [x.patient.id], type: "rbt", provider: "openai-compatible" }) });
+  });
+
+  it("a note outside the actor's scope, of another type, or not an id: 404, nothing sent or recorded", async () => {
+    const x = await chloe();
+    const [pa] = await db().insert(paServices).values({ patientId: x.patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
+    const created = await api("/v2/notes-rbt", { method: "POST", token, body: { patient_id: x.patient.id, provider_id: rbtId, pa_service_id: pa!.id, cpt_code: "97153", session_date: addDays(todayIn(new Date(), "America/New_York"), -1), time_in: "13:00", time_out: "14:00", pos: "12" } });
+    const id = ((await created.json()) as { data: { id: number } }).data.id;
+    const elsewhere = await createUser({ permissions: ["view_notes"], locations: [(await createLocation()).id] });
+    const [outsider, outsiderCookie] = await Promise.all([apiToken(elsewhere), signInCookie(elsewhere)]);
+    sent.length = 0;
+    const before = await auditRows();
+    const statuses = await withRemoteProvider(async () => [
+      (await api("/note_rbt/generate-summary", { method: "POST", token: outsider, body: { ...x.note, note_id: id } })).status,
+      (await request(`/notes/generate-summary?note_id=${id}`, { method: "POST", cookie: outsiderCookie, body: formOf({ type: "rbt", ...x.note }), headers: { ...formHeaders, Accept: "application/json" } })).status,
+      (await api("/note_combined/generate-summary", { method: "POST", token, body: { ...x.note, note_id: id } })).status,
+      (await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...x.note, note_id: "abc" } })).status,
+      (await request(`/notes/generate-summary?note_id=abc`, { method: "POST", cookie, body: formOf({ type: "rbt", ...x.note }), headers: { ...formHeaders, Accept: "application/json" } })).status,
+    ]);
+    expect(statuses).toEqual([404, 404, 404, 404, 404]);
+    expect(sent).toEqual([]);
+    expect(await auditRows()).toBe(before);
   });
 });

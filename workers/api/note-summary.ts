@@ -9,9 +9,11 @@ import { modelContext, refuseOtherMethods } from "./rest";
  * The notes' AI summary (clinical §7 `POST .../generate-summary`; docs/decisions/026): the body is the prepared
  * note fields (`{ cpt_code, diagnosis_code, pos, time_in, …, content }`, or the content fields beside them),
  * the path decides the note type. Answers `{ summary }`, 422 `{ message: 'Missing Required Fields', missing, errors }`,
- * 422 `{ message, errors }` for a field beyond a note's bounds (as a save answers it), 404 when `patient_id` names no
- * client of the actor's, 502/504 `{ message }`. The client's names are looked up to be scrubbed, and the request is
- * audited (`ai_summary`); nothing else is read or stored.
+ * 422 `{ message, errors }` for a field beyond a note's bounds (as a save answers it) or for a body that names no
+ * client (`patient_id`: "Choose the client first."), 404 when `patient_id` (or `note_id`) names no client (note) of the
+ * actor's, 502/504 `{ message }`. With `note_id` the summary is about that stored note's client, whatever `patient_id`
+ * says. The client's names and details are looked up to be scrubbed, and the request is audited (`ai_summary`) before
+ * anything is sent; nothing else is read or stored (decision 026).
  */
 async function summarize(c: Context<AppEnv>, type: NoteType) {
   const body = await readBody(c);

@@ -34,6 +34,8 @@ export interface NoteFormProps {
   summaryError?: string | null;
   /** A stale save's answer (409): the stored values are shown, so a browser draft restored here is saved on purpose. */
   conflict?: boolean;
+  /** The stored note being edited or amended: its summary is about that note's client (decision 026, stop 41). */
+  noteId?: number | null;
 }
 
 export function NoteForm(props: NoteFormProps) {
@@ -71,7 +73,7 @@ export function NoteForm(props: NoteFormProps) {
           </fieldset>
         ))}
         {cpt === "" ? <p className="hint">Choose the CPT code and update the form to see its fields.</p> : null}
-        <SummarySection error={props.summaryError ?? null} />
+        <SummarySection error={props.summaryError ?? null} noteId={props.noteId ?? null} />
         <SignaturesSection />
         {mode === "amend" ? (
           <section className="note-section" aria-labelledby="amend-head">
@@ -454,7 +456,7 @@ function ProtocolModifications({ options }: { options: NoteFormOptions }) {
   );
 }
 
-function SummarySection({ error }: { error: string | null }) {
+function SummarySection({ error, noteId }: { error: string | null; noteId: number | null }) {
   const { errors } = useNoteForm();
   return (
     <section className="note-section" aria-labelledby="summary-head">
@@ -465,7 +467,7 @@ function SummarySection({ error }: { error: string | null }) {
           {error}
         </p>
       ) : null}
-      <button type="submit" name="intent" value="generate-summary" data-ai-summary="/notes/generate-summary" formNoValidate className="btn">
+      <button type="submit" name="intent" value="generate-summary" data-ai-summary={noteId === null ? "/notes/generate-summary" : `/notes/generate-summary?note_id=${noteId}`} formNoValidate className="btn">
         {AI_SUMMARY_BUTTON}
       </button>
     </section>

@@ -121,6 +121,7 @@ export function NoteFormScreen() {
         draftKey={d.draftKey}
         summaryError={d.summaryError}
         conflict={d.conflict}
+        noteId={d.note?.id ?? null}
       />
       <script type="module" src={ASSET_URLS.noteFormJs} />
     </section>
