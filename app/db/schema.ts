@@ -72,7 +72,13 @@ export const users = sqliteTable(
     ...timestamps,
   },
   // One live account per email: a deleted employee's address is free again (migration 0033, decision 015 stop 33).
-  (t) => [uniqueIndex("users_email_unique").on(t.email).where(sql`${t.deletedAt} is null`), index("users_location_idx").on(t.locationId)],
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email).where(sql`${t.deletedAt} is null`),
+    index("users_location_idx").on(t.locationId),
+    // The employees list's order (surname, name, id) and the staff selects' (surname, name): a page is read in
+    // order instead of sorting every employee (decision 043, 2026-11-28 (stop 41)).
+    index("users_live_name_idx").on(t.surname, t.name, t.id).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 export const userRoles = sqliteTable(
@@ -181,6 +187,10 @@ export const patients = sqliteTable(
     // The dashboard's counts and newest clients across all locations (covering: no table reads).
     index("patients_created_idx").on(t.createdAt, t.deletedAt),
     index("patients_location_status_name_idx").on(t.locationId, t.status, t.lastName, t.firstName),
+    // The clients list of one location in its order (last_name, first_name, id), live clients only: a page is read
+    // in order instead of sorting the location's clients (decision 043, 2026-11-28 (stop 41)). Every location's list
+    // walks patients_live_name_idx (migration 0002, not declared here).
+    index("patients_location_name_idx").on(t.locationId, t.lastName, t.firstName, t.id).where(sql`${t.deletedAt} is null`),
     index("patients_insurer_idx").on(t.insurerId),
     index("patients_rbt_home_idx").on(t.rbtHomeId),
     index("patients_rbt2_school_idx").on(t.rbt2SchoolId),
@@ -218,7 +228,14 @@ export const bips = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [index("bips_location_created_idx").on(t.locationId, t.createdAt), index("bips_created_idx").on(t.createdAt), index("bips_patient_idx").on(t.patientId)],
+  (t) => [
+    index("bips_location_created_idx").on(t.locationId, t.createdAt),
+    index("bips_created_idx").on(t.createdAt),
+    index("bips_patient_idx").on(t.patientId),
+    // The BIPs that need attention, newest first (/bip/attention and its count): the few flagged plans, not a walk of
+    // every plan (decision 043, 2026-11-28 (stop 41)).
+    index("bips_attention_idx").on(t.attention, t.id).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 /**

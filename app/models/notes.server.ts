@@ -220,11 +220,12 @@ export function noteAsInput(n: NoteJson): NoteInput {
  * without offering its index (`+location_id`), so SQLite reads the client's or provider's index instead of
  * walking the whole location.
  */
-export function noteScope(ctx: ModelContext, viaOtherIndex = false): SQL {
+export function noteScope(ctx: ModelContext, viaOtherIndex = false, at?: number): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
   if (!scope.length) return sql`1 = 0`;
-  const inScope = idsIn(viaOtherIndex ? sql`+${notes.locationId}` : notes.locationId, scope);
+  // `at`: one location of the scope (the notes list reads each location of a limited scope on its own, pageIds).
+  const inScope = idsIn(viaOtherIndex ? sql`+${notes.locationId}` : notes.locationId, at !== undefined && scope.includes(at) ? [at] : scope);
   return and(isNull(notes.deletedAt), isNull(patients.deletedAt), inScope)!;
 }
 
@@ -411,12 +412,12 @@ function searchWhere(s: string): SQL | undefined {
   return or(searchCondition(s), contains(shownProviderName(), s), contains(notes.cptCode, s));
 }
 
-function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): SQL {
+function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters, at?: number): SQL {
   const from = f.date_from || query.date_from;
   const to = f.date_to || query.date_to;
   const s = query.search;
   return and(
-    noteScope(ctx, f.patient_id !== "" || f.provider_id !== ""),
+    noteScope(ctx, f.patient_id !== "" || f.provider_id !== "", at),
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
     f.type !== "" ? (f.patient_id !== "" || f.provider_id !== "" ? sql`+${notes.type} = ${f.type}` : eq(notes.type, f.type)) : undefined,
@@ -554,22 +555,60 @@ const LIST: PageShape<NoteListItem> = {
   item: noteListItem as (row: never) => NoteListItem,
 };
 
+/**
+ * The most locations whose notes a page reads location by location (pageIds). A larger scope is read as one
+ * statement over all its locations, as before (decision 043, 2026-11-28).
+ */
+export const PER_LOCATION_PAGE_MAX = 40;
+
+/**
+ * The ids of a page of a limited scope's notes, newest session first, when the list is not a client's or a
+ * provider's (those walk their own date index). One location's notes are read in page order through
+ * notes_location_date_idx (location_id, session_date, rowid), but `location_id in (1, 2)` can only be read
+ * location after location, so SQLite sorted every note of the scope for each page (100,000 notes for a
+ * manager of two bench locations). Here each location gives its newest `offset + per_page` matching notes in
+ * index order (`location_id = ?`, the list's own conditions), and only those are sorted: the page of the
+ * union is the page of the scope, since each of its notes is among the newest `offset + per_page` of its own
+ * location. Null when the scope is every location, a client's or provider's list, or more than
+ * PER_LOCATION_PAGE_MAX locations (decision 043, 2026-11-28 (stop 41)).
+ */
+function pageIds(ctx: ModelContext, query: ListQuery, f: NoteFilters): SQL | null {
+  const scope = locationScope(ctx.actor);
+  if (scope === null || !scope.length || scope.length > PER_LOCATION_PAGE_MAX || f.patient_id !== "" || f.provider_id !== "") return null;
+  const reach = offset(query) + query.per_page;
+  const arms = scope.map(
+    (at) =>
+      sql`select * from ${ctx.db
+        .select({ id: notes.id, sessionDate: sql`${notes.sessionDate}`.as("session_date") })
+        .from(notes)
+        .leftJoin(patients, eq(patients.id, notes.patientId))
+        .where(listWhere(ctx, query, f, at))
+        .orderBy(desc(notes.sessionDate), desc(notes.id))
+        .limit(reach)}`,
+  );
+  return sql`(select "id" from (${sql.join(arms, sql` union all `)}) order by "session_date" desc, "id" desc limit ${query.per_page} offset ${offset(query)})`;
+}
+
 /** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */
 function pageReads<T>(ctx: ModelContext, query: ListQuery, f: NoteFilters, shape: PageShape<T>) {
-  const where = listWhere(ctx, query, f);
+  const ids = pageIds(ctx, query, f);
+  const rows = shape
+    .rows(ctx)
+    // A left join, so that SQLite reads each note's client by its key instead of first building a Bloom
+    // filter of every client (about 6 ms a page at 20,000 clients; decision 043). It finds the same rows as
+    // the inner join: every note has its client (a foreign key, enforced by D1), and the scope keeps only
+    // clients not deleted. No "client found" term: SQLite may turn the join back into an inner one for it.
+    .leftJoin(patients, eq(patients.id, notes.patientId));
   return [
-    shape
-      .rows(ctx)
-      // A left join, so that SQLite reads each note's client by its key instead of first building a Bloom
-      // filter of every client (about 6 ms a page at 20,000 clients; decision 043). It finds the same rows as
-      // the inner join: every note has its client (a foreign key, enforced by D1), and the scope keeps only
-      // clients not deleted. No "client found" term: SQLite may turn the join back into an inner one for it.
-      .leftJoin(patients, eq(patients.id, notes.patientId))
-      .where(where)
-      // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
-      .orderBy(desc(notes.sessionDate), desc(notes.id))
-      .limit(query.per_page)
-      .offset(offset(query)),
+    ids
+      ? // The page's notes found location by location (pageIds), in the list's order.
+        rows.where(sql`${notes.id} in ${ids}`).orderBy(desc(notes.sessionDate), desc(notes.id))
+      : rows
+          .where(listWhere(ctx, query, f))
+          // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
+          .orderBy(desc(notes.sessionDate), desc(notes.id))
+          .limit(query.per_page)
+          .offset(offset(query)),
     totalRead(ctx, query, f, countLimit(capOf(query), query)),
   ] as const;
 }
