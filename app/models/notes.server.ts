@@ -560,6 +560,21 @@ const LIST: PageShape<NoteListItem> = {
  * statement over all its locations, as before (decision 043, 2026-11-28).
  */
 export const PER_LOCATION_PAGE_MAX = 40;
+/**
+ * D1 binds at most 100 parameters a statement: the location-by-location arms may bind this many together (the rest is
+ * the page's own); a scope and filters that would bind more are read as one statement, as before.
+ */
+const PER_LOCATION_PARAMS_MAX = 80;
+/** D1's SQLite takes at most 5 terms in one compound SELECT ("too many terms in compound SELECT" past it). */
+const COMPOUND_TERMS_MAX = 5;
+
+/** `a union all b union all …`, nested five terms at a time so that no compound has more than D1 allows. */
+function unionAll(terms: SQL[]): SQL {
+  if (terms.length <= COMPOUND_TERMS_MAX) return sql.join(terms, sql` union all `);
+  const groups: SQL[] = [];
+  for (let i = 0; i < terms.length; i += COMPOUND_TERMS_MAX) groups.push(sql`select * from (${unionAll(terms.slice(i, i + COMPOUND_TERMS_MAX))})`);
+  return unionAll(groups);
+}
 
 /**
  * The ids of a page of a limited scope's notes, newest session first, when the list is not a client's or a
@@ -576,17 +591,18 @@ function pageIds(ctx: ModelContext, query: ListQuery, f: NoteFilters): SQL | nul
   const scope = locationScope(ctx.actor);
   if (scope === null || !scope.length || scope.length > PER_LOCATION_PAGE_MAX || f.patient_id !== "" || f.provider_id !== "") return null;
   const reach = offset(query) + query.per_page;
-  const arms = scope.map(
-    (at) =>
-      sql`select * from ${ctx.db
-        .select({ id: notes.id, sessionDate: sql`${notes.sessionDate}`.as("session_date") })
-        .from(notes)
-        .leftJoin(patients, eq(patients.id, notes.patientId))
-        .where(listWhere(ctx, query, f, at))
-        .orderBy(desc(notes.sessionDate), desc(notes.id))
-        .limit(reach)}`,
-  );
-  return sql`(select "id" from (${sql.join(arms, sql` union all `)}) order by "session_date" desc, "id" desc limit ${query.per_page} offset ${offset(query)})`;
+  const arm = (at: number) =>
+    ctx.db
+      .select({ id: notes.id, sessionDate: sql`${notes.sessionDate}`.as("session_date") })
+      .from(notes)
+      .leftJoin(patients, eq(patients.id, notes.patientId))
+      .where(listWhere(ctx, query, f, at))
+      .orderBy(desc(notes.sessionDate), desc(notes.id))
+      .limit(reach);
+  // Each arm binds its own filters (a search binds several): past D1's 100 parameters a statement, one statement.
+  if (arm(scope[0]!).toSQL().params.length * scope.length > PER_LOCATION_PARAMS_MAX) return null;
+  const arms = unionAll(scope.map((at) => sql`select * from ${arm(at)}`));
+  return sql`(select "id" from (${arms}) order by "session_date" desc, "id" desc limit ${query.per_page} offset ${offset(query)})`;
 }
 
 /** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */

@@ -153,6 +153,26 @@ describe("the notes list of a user limited to some locations", () => {
     }
   });
 
+  it("twelve locations: read location by location in unions of at most five terms (D1's limit), with the same rows; with a search, a status and dates (past D1's 100 parameters) as one statement", async () => {
+    const twelve = [...locs];
+    while (twelve.length < 12) twelve.push((await createLocation()).id);
+    const ctx = await ctxAt(twelve);
+    for (const page of ["1", "2", "3"]) {
+      const plain = countingDb();
+      const result = await notesPage({ ...ctx, db: plain.db }, v.parse(ListQuery, { page, per_page: "7" }), {});
+      if (!result.ok) throw new Error(JSON.stringify(result));
+      expect(plain.queries().some((q) => q.includes("union all"))).toBe(true);
+      expect(result.data.data.map((n) => n.id)).toEqual(expected(locs, {}).slice((Number(page) - 1) * 7, Number(page) * 7));
+    }
+    const f = { status: "pending", date_from: "2026-10-01", date_to: "2026-10-12", search: "bo" };
+    const counting = countingDb();
+    const result = await notesPage({ ...ctx, db: counting.db }, v.parse(ListQuery, { page: "1", per_page: "100", search: f.search, date_from: f.date_from, date_to: f.date_to }), { status: f.status });
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    expect(counting.queries().some((q) => q.includes("union all"))).toBe(false);
+    expect(result.data.data.map((n) => n.id)).toEqual(expected(locs, f));
+    expect(expected(locs, f).length, "the case lists something").toBeGreaterThan(0);
+  });
+
   it("a scope larger than PER_LOCATION_PAGE_MAX is read as one statement, with the same rows", async () => {
     const many = [...locs];
     for (let i = many.length; i <= PER_LOCATION_PAGE_MAX; i++) many.push((await createLocation()).id);
