@@ -83,7 +83,7 @@ describe("the email queue's last retry", () => {
       const ctx = createExecutionContext();
       await worker.queue(batch, bindings, ctx);
       const result = await getQueueResult(batch, ctx);
-      expect(result.retryMessages.map((m) => m.msgId)).toEqual([`m-${attempts}`]);
+      expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([`m-${attempts}`]);
       expect(result.explicitAcks).toEqual([]);
     }
     expect(await failures("employee", requester.id)).toEqual([]);
