@@ -9,7 +9,7 @@ import { ENDPOINT_NOT_FOUND, jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
 import { applySecurityHeaders } from "./security-headers";
-import { d1Database } from "~/db/client.server";
+import { d1Database, flushCarriedWrites } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
 import { allSettledOrThrow, pruneSignInRecords } from "~/services/housekeeping.server";
@@ -57,6 +57,8 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
     if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
     c.set("app", await createAppContext(c.req.raw, c.env, c.executionCtx));
     await next();
+    // A last-seen touch no batch of the request carried (decision 001); a failure there must not fail the answer.
+    await flushCarriedWrites(c.var.app.db).catch((e: unknown) => console.error(`[${c.var.app.requestId}] last-seen touch not written`, e));
     await passBookmark(c.req.raw, c.res, c.var.app);
     applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
     c.res.headers.set("X-Request-Id", c.var.app.requestId);

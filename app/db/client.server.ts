@@ -32,17 +32,60 @@ export interface SessionDatabase {
  */
 const primaries = isolateState("d1Primaries", () => new WeakMap<Db, Db>());
 
+/** A request database's queue of writes that ride in its next batch (writeWithNextBatch); kept once per isolate. */
+const carriers = isolateState("d1CarriedWrites", () => new WeakMap<Db, { session: D1DatabaseSession; carried: D1PreparedStatement[] }>());
+
 /**
  * A request's database through D1's Sessions API: reads may go to a nearby replica that has caught up
  * with `start`, writes go to the primary, and every query of the request sees the ones before it.
  */
 export function d1SessionDatabase(binding: D1Database, start: SessionStart): SessionDatabase {
   const session = binding.withSession(start);
-  // drizzle's D1 driver uses only prepare and batch, which a session has too.
-  const db = drizzleD1(session as unknown as D1Database);
+  const carried: D1PreparedStatement[] = [];
+  // drizzle's D1 driver uses only prepare and batch, which a session has too. A batch carries the writes
+  // queued by writeWithNextBatch in front of its own statements, in the same round trip and transaction.
+  const carrying = {
+    prepare: (query: string) => session.prepare(query),
+    batch: async <T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> => {
+      const ahead = carried.splice(0);
+      if (!ahead.length) return session.batch<T>(statements);
+      try {
+        return (await session.batch<T>([...ahead, ...statements])).slice(ahead.length);
+      } catch (e) {
+        // Nothing of a failed batch is written: the writes wait for the next batch (or the end of the request).
+        carried.unshift(...ahead);
+        throw e;
+      }
+    },
+  };
+  const db = drizzleD1(carrying as unknown as D1Database);
   // The binding itself (not a session) always queries the primary.
   primaries.set(db, d1Database(binding));
+  carriers.set(db, { session, carried });
   return { db, bookmark: () => session.getBookmark() };
+}
+
+/**
+ * A small write nothing in the request reads back (the session's last-seen touch, decision 001): on a request's
+ * database it goes in front of the request's next batch, so it costs no round trip of its own; what no batch
+ * carried is written when the request ends (flushCarriedWrites, before the bookmark is handed back). On any other
+ * database (the plain binding, libSQL) it is written at once.
+ */
+export async function writeWithNextBatch(db: Db, write: PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } }): Promise<void> {
+  const carrier = carriers.get(db);
+  if (!carrier) {
+    await write;
+    return;
+  }
+  const { sql, params } = write.toSQL();
+  carrier.carried.push(carrier.session.prepare(sql).bind(...params));
+}
+
+/** Writes what writeWithNextBatch queued and no batch carried (one round trip, none when nothing is left). */
+export async function flushCarriedWrites(db: Db): Promise<void> {
+  const carrier = carriers.get(db);
+  const left = carrier?.carried.splice(0) ?? [];
+  if (left.length) await carrier!.session.batch(left);
 }
 
 /**

@@ -65,9 +65,32 @@ export function forgetAuthSettings(): void {
   cache.value = null;
 }
 
+/**
+ * The auth settings as one JSON object (key → stored value), a column for a statement that reads something else:
+ * the session read carries it, so the idle and absolute limits cost no statement of their own (decision 001).
+ * Parse it with authSettingsFromColumn.
+ */
+export const authSettingsColumn = sql<string | null>`(select json_group_object(${settings.key}, ${settings.value}) from ${settings} where ${inArray(settings.key, Object.values(KEYS))})`;
+
+/** The settings read through authSettingsColumn; they refresh this isolate's cache, as a read of their own would. */
+export function authSettingsFromColumn(json: string | null): AuthSettings {
+  let stored: Record<string, unknown> = {};
+  try {
+    stored = JSON.parse(json ?? "{}") as Record<string, unknown>;
+  } catch {
+    // Not JSON: every setting takes its default, as an absent row does.
+  }
+  const value = authSettingsFrom(new Map(Object.entries(stored).map(([k, v]) => [k, String(v)])));
+  cache.value = { at: Date.now(), value };
+  return value;
+}
+
 async function readAuthSettings(db: Db): Promise<AuthSettings> {
   const rows = await db.select().from(settings).where(inArray(settings.key, Object.values(KEYS)));
-  const map = new Map(rows.map((r) => [r.key, r.value]));
+  return authSettingsFrom(new Map(rows.map((r) => [r.key, r.value])));
+}
+
+function authSettingsFrom(map: Map<string, string>): AuthSettings {
   return {
     codeExpiryMinutes: positive(map.get(KEYS.codeExpiryMinutes), DEFAULTS.codeExpiryMinutes),
     idleMinutes: positive(map.get(KEYS.idleMinutes), DEFAULTS.idleMinutes),

@@ -1,7 +1,7 @@
 import { auditTail, type KnownTail } from "./audit.server";
 import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "~/db/client.server";
+import { writeWithNextBatch, type Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { sessionEndedAt, sessionState, type SessionState } from "~/domain/auth-rules";
@@ -9,7 +9,7 @@ import type { Actor } from "~/domain/permissions";
 import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
 import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
-import { getAuthSettings } from "~/models/settings.server";
+import { authSettingsColumn, authSettingsFromColumn, getAuthSettings, type AuthSettings } from "~/models/settings.server";
 import { readCookies, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
 
@@ -94,10 +94,14 @@ async function stillCurrent(db: Db, row: SessionRow, generation: number | null):
   return false;
 }
 
-/** Applies the idle (lock) and absolute (end) limits to a stored session; writes only when its state changes or it is due a touch. */
-async function applyLimits(db: Db, row: SessionRow, now: Date): Promise<ScreenSession | null> {
+/**
+ * Applies the idle (lock) and absolute (end) limits to a stored session, with the settings read beside it (so a
+ * changed limit holds from the next request). The state is decided on the stored last-seen time, before any touch.
+ * Writes when the state changes (lock, end: their own statement, once per session) or the session is due a
+ * touch: that one rides in the request's next batch (writeWithNextBatch), not in a round trip of its own.
+ */
+async function applyLimits(db: Db, row: SessionRow, limits: AuthSettings, now: Date): Promise<ScreenSession | null> {
   const { idHash } = row;
-  const limits = await getAuthSettings(db);
   const state = sessionState(row, now, limits);
   if (state === "expired") {
     await db.delete(sessions).where(eq(sessions.idHash, idHash));
@@ -106,7 +110,7 @@ async function applyLimits(db: Db, row: SessionRow, now: Date): Promise<ScreenSe
   if (state === "locked" && !row.locked) {
     await db.update(sessions).set({ locked: true }).where(eq(sessions.idHash, idHash));
   } else if (state === "active" && now.getTime() - new Date(row.lastSeenAt).getTime() > TOUCH_EVERY_MS) {
-    await db.update(sessions).set({ lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
+    await writeWithNextBatch(db, db.update(sessions).set({ lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash)));
   }
   return { idHash, principalType: row.principalType, principalId: row.principalId, state };
 }
@@ -120,8 +124,8 @@ async function cookieHash(request: Request): Promise<string | null> {
 export async function readSession(db: Db, request: Request, now: Date): Promise<ScreenSession | null> {
   const idHash = await cookieHash(request);
   if (!idHash) return null;
-  const [row] = await db.select({ session: sessions, generation: currentGeneration }).from(sessions).where(eq(sessions.idHash, idHash));
-  return row && (await stillCurrent(db, row.session, row.generation)) ? applyLimits(db, row.session, now) : null;
+  const [row] = await db.select({ session: sessions, generation: currentGeneration, settings: authSettingsColumn }).from(sessions).where(eq(sessions.idHash, idHash));
+  return row && (await stillCurrent(db, row.session, row.generation)) ? applyLimits(db, row.session, authSettingsFromColumn(row.settings), now) : null;
 }
 
 export interface SessionAndActor {
@@ -141,7 +145,8 @@ export interface SessionAndActor {
 
 /**
  * The session and its principal in ONE statement: the session row joined to the user (with roles,
- * permissions and locations) or the parent it belongs to, and the ticket counts of the badges. Same
+ * permissions and locations) or the parent it belongs to, the ticket counts of the badges, and the auth
+ * settings (the limits; the shell's demo flag then comes from the cache this read refreshes). Same
  * limits and writes as readSession. `movedTo`: the hash of the session an action of this request moved the
  * browser to (guard's movedToSession), read instead of the cookie's.
  */
@@ -149,14 +154,14 @@ export async function readSessionActor(db: Db, request: Request, now: Date, move
   const idHash = movedTo ?? (await cookieHash(request));
   if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const [row] = await db
-    .select({ session: sessions, generation: currentGeneration, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })
+    .select({ session: sessions, generation: currentGeneration, settings: authSettingsColumn, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })
     .from(sessions)
     .leftJoin(users, and(eq(sessions.principalType, "user"), eq(users.id, sessions.principalId), isNull(users.deletedAt)))
     .leftJoin(parents, and(eq(sessions.principalType, "parent"), eq(parents.id, sessions.principalId), isNull(parents.deletedAt)))
     .where(eq(sessions.idHash, idHash));
   if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   if (!(await stillCurrent(db, row.session, row.generation))) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail };
-  const session = await applyLimits(db, row.session, now);
+  const session = await applyLimits(db, row.session, authSettingsFromColumn(row.settings), now);
   if (!session || session.state !== "active") {
     const ended = { principalType: row.session.principalType, principalId: row.session.principalId };
     return { session, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail, ended };
