@@ -342,6 +342,19 @@ export function calendarGrid(view: CalendarView, date: string): CalendarGrid {
   return { view, date, from, to, weeks, month: first.slice(0, 7), prev: addMonths(first, -1), next: addMonths(first, 1), title: `${MONTHS[Number(first.slice(5, 7)) - 1]} ${first.slice(0, 4)}` };
 }
 
+/** The zones furthest behind (UTC−12) and ahead (UTC+14) of UTC: between them lies "today" anywhere on earth. */
+const EARLIEST_ZONE = "Etc/GMT+12";
+const LATEST_ZONE = "Pacific/Kiritimati";
+
+/**
+ * The dates that hold the grid of "today" at any location, whatever its time zone (the calendar with a location
+ * chosen and no date: the range is read before the location's zone is known, then cut to its grid, decision 037).
+ * Today is one of at most three dates anywhere (UTC−12 to UTC+14), so this is the grid of the earliest one to the grid of the latest.
+ */
+export function calendarTodayWindow(view: CalendarView, now: Date): { from: string; to: string } {
+  return { from: calendarGrid(view, todayIn(now, EARLIEST_ZONE)).from, to: calendarGrid(view, todayIn(now, LATEST_ZONE)).to };
+}
+
 /** The calendar's filters (a GET form): view, date, location, provider, client; bad values are 400 field errors. */
 const idFilter = FilterId;
 export const CalendarQuery = v.object({

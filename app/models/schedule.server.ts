@@ -661,11 +661,15 @@ export const API_PER_DAY = 50;
  * none at all: the same answer). One read batch (the entries of both kinds in one ranked statement, each date's
  * totals, the filters' records, the visible locations, the audit tail) and one audit row naming the clients
  * shown. A date's entries beyond the cap are counted from the indexes, never read (decision 037).
+ * `showing`: the dates actually shown, chosen from the visible locations (their time zones) once the batch has read
+ * them, within from–to (the screen's "today at the chosen location", calendarTodayWindow); entries, totals and the
+ * audit row are cut to them.
  */
 export async function calendarRange(
   ctx: ModelContext,
   q: Pick<RangeQuery, "from" | "to" | "location_id" | "provider_id" | "patient_id">,
   perDay = PER_DAY_CAP,
+  showing?: (visible: CalendarData["locations"]) => { from: string; to: string },
 ): Promise<ModelResult<CalendarData>> {
   const scope = locationScope(ctx.actor);
   if (scope !== null && !scope.length) return notFound("Location");
@@ -679,7 +683,7 @@ export async function calendarRange(
     sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
   // A deleted client's sessions are left out (patients_deleted_idx: the few deleted clients, read once).
   const live = (alias: string) => sql` and ${sql.raw(alias)}.patient_id not in (select id from patients where deleted_at is not null)`;
-  // Every date of the range, for the per-date picks below (the callers bound it: 62 for the API, 42 for a month grid).
+  // Every date of the range, for the per-date picks below (the callers bound it: 62 for the API, 42 for a month grid, 77 for the month grids around today: calendarTodayWindow).
   const days: string[] = [];
   for (let d = q.from; d <= q.to && days.length < 400; d = addDays(d, 1)) days.push(d);
   // The first `cap` entries of each date, read from the covering indexes notes_calendar_idx and
@@ -720,7 +724,7 @@ export async function calendarRange(
   ) dt`;
   const none = ctx.db.select({ id: patients.id }).from(patients).where(sql`1 = 0`);
   const db = ctx.db;
-  const [rows, totalRows, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
+  const [readRows, readTotals, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
     db
       .select({
         kind: sql<string>`c.kind`,
@@ -761,6 +765,10 @@ export async function calendarRange(
   // A client or provider filter the actor cannot see lists nothing (decision 017), not even entries at the actor's
   // locations that name them: the empty calendar, read or not, is what a filter naming no one answers.
   if ((q.patient_id !== "" && !clientRow.length) || (q.provider_id !== "" && !providerRow.length)) return ok({ entries: [], day_totals: {}, truncated: false, locations: locRows });
+  const cut = showing?.(locRows);
+  const inShown = (date: string) => !cut || (date >= cut.from && date <= cut.to);
+  const rows = readRows.filter((r) => inShown(r.date));
+  const totalRows = readTotals.filter((t) => inShown(t.date));
   const dayTotals: Record<string, number> = {};
   for (const t of totalRows) dayTotals[t.date] = Number(t.total);
   const entries = rows.map((r): CalendarEntry => {
@@ -790,17 +798,6 @@ export async function calendarRange(
   const clients = clientIds(entries, (e) => e.patient_id);
   if (clients.length) await withAudit(ctx.db, who(ctx), { ...clientsReadEntry("calendar", clients), action: "read" }, () => [] as [], tailRow ? tailRow.tail : undefined);
   return ok({ entries, day_totals: dayTotals, truncated, locations: locRows });
-}
-
-/**
- * The IANA time zone of a location in the actor's scope, or null (none, or not theirs): the calendar's "today
- * at that location" when no date was asked for and the grid must be chosen before the range is read.
- */
-export async function locationTimeZone(ctx: ModelContext, locationId: number): Promise<string | null> {
-  const scope = locationScope(ctx.actor);
-  if (scope !== null && !scope.includes(locationId)) return null;
-  const [row] = await ctx.db.select({ timeZone: locations.timeZone }).from(locations).where(eq(locations.id, locationId));
-  return row?.timeZone ?? null;
 }
 
 /* ------------------------------------------------------------------ for the parent portal */

@@ -6,10 +6,10 @@ import { flashParts } from "~/domain/flash";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
-import { CalendarQuery, calendarGrid, entryTimes, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
+import { CalendarQuery, calendarGrid, calendarTodayWindow, entryTimes, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { zonePlace } from "~/domain/time";
-import { calendarRange, locationTimeZone, type CalendarEntry } from "~/models/schedule.server";
+import { calendarRange, type CalendarEntry } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -38,17 +38,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // time zone; with no location chosen, at the viewer's own. The one rule for a location's today: todayIn.
   const now = ctx.now();
   const viewerZone = actor.timeZone ?? "UTC";
-  // With no date asked for, the grid is the location's today, so its zone is read before the range (a location
-  // not in scope reads as none here, and the range shows nothing: decision 017).
-  const firstZone = q.location_id !== "" && !q.date ? ((await locationTimeZone(ctx, q.location_id)) ?? viewerZone) : viewerZone;
-  const grid = calendarGrid(view, q.date || todayIn(now, firstZone));
+  // The chosen location's zone comes with the range's batch (a location not in scope is not among the visible
+  // ones: the viewer's zone, and the range shows nothing, decision 017).
+  const zoneOf = (visible: { id: number; time_zone: string }[]) => (q.location_id !== "" ? visible.find((l) => l.id === q.location_id)?.time_zone : undefined) ?? viewerZone;
+  // With no date asked for, the grid is the location's today: the batch reads the dates that hold today's grid in
+  // any zone and keeps that one's (no read of the zone before the range).
+  const atLocationToday = q.location_id !== "" && !q.date;
+  const locationGrid = (visible: { id: number; time_zone: string }[]) => calendarGrid(view, todayIn(now, zoneOf(visible)));
+  const asked = atLocationToday ? null : calendarGrid(view, q.date || todayIn(now, viewerZone));
+  const read = asked ?? calendarTodayWindow(view, now);
   // At most this many sessions per date in a cell; the rest are counted and linked to the day view.
   const perDay = view === "month" ? 4 : view === "week" ? 30 : 500;
-  const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay);
+  const result = await calendarRange(ctx, { from: read.from, to: read.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay, asked ? undefined : locationGrid);
   if (!result.ok) throw notFound(result.message);
   const entries = result.data.entries;
   const locations = result.data.locations;
-  const today = todayIn(now, (q.location_id !== "" ? locations.find((l) => l.id === q.location_id)?.time_zone : undefined) ?? viewerZone);
+  const grid = asked ?? locationGrid(locations);
+  const today = todayIn(now, zoneOf(locations));
   // A time zone beside each session when the sessions or the actor's locations are in more than one.
   const zones = new Set(entries.map((e) => e.time_zone)).size > 1 || new Set(locations.map((l) => l.time_zone)).size > 1;
   const answer = {

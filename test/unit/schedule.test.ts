@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { localMinute } from "~/domain/note-rules";
+import { localMinute, todayIn } from "~/domain/note-rules";
 import type { Refusal } from "~/domain/note-rules";
-import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, entryTimes, MAX_OCCURRENCES, noteNotYetWritable, RangeQuery, SCHEDULE_MESSAGES, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import { BookingSchema, bookingRuleOf, calendarGrid, calendarTodayWindow, checkBooking, entryTimes, MAX_OCCURRENCES, noteNotYetWritable, RangeQuery, SCHEDULE_MESSAGES, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 
 describe("weeklyDates: a weekly series' occurrences", () => {
@@ -241,5 +241,28 @@ describe("entryTimes: a calendar entry's times", () => {
     [{ time_in: null, time_out: null }, ""],
   ])("%o → %s", (entry, shown) => {
     expect(entryTimes(entry)).toBe(shown);
+  });
+});
+
+describe("calendarTodayWindow (the dates read before a location's zone is known)", () => {
+  const zones = ["Etc/GMT+12", "Pacific/Pago_Pago", "America/Los_Angeles", "America/Denver", "America/New_York", "UTC", "Asia/Kolkata", "Asia/Tokyo", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Kiritimati"];
+  const instants = ["2026-03-10T11:30:00Z", "2026-02-28T23:59:00Z", "2026-03-01T00:00:00Z", "2026-11-30T12:00:00Z", "2026-12-31T10:30:00Z", "2026-11-29T05:00:00Z", "2026-11-28T17:29:00Z"];
+  it.each(instants.flatMap((at) => (["day", "week", "month"] as const).map((view) => [at, view] as const)))("at %s (%s): holds the grid of today in every zone", (at, view) => {
+    const now = new Date(at);
+    const window = calendarTodayWindow(view, now);
+    for (const zone of zones) {
+      const grid = calendarGrid(view, todayIn(now, zone));
+      expect(grid.from >= window.from && grid.to <= window.to, `${zone}: ${grid.from}..${grid.to} in ${window.from}..${window.to}`).toBe(true);
+    }
+  });
+
+  it("a day grid reads at most three dates, a week at most two weeks, a month at most 77 dates", () => {
+    const span = (w: { from: string; to: string }) => (Date.parse(w.to) - Date.parse(w.from)) / 86_400_000 + 1;
+    for (const at of instants) {
+      const now = new Date(at);
+      expect(span(calendarTodayWindow("day", now))).toBeLessThanOrEqual(3);
+      expect(span(calendarTodayWindow("week", now))).toBeLessThanOrEqual(14);
+      expect(span(calendarTodayWindow("month", now))).toBeLessThanOrEqual(77);
+    }
   });
 });

@@ -1290,6 +1290,34 @@ describe("the calendar's today is the chosen location's (issue 12: each location
     // Denver chosen: Denver's.
     expect(await load(`?view=day&location_id=${w.location}`)).toMatchObject({ today: "2026-03-10", grid: { date: "2026-03-10" } });
   });
+
+  it("the location's today comes with the range's batch: the dates around it are read and only its grid is shown and audited", async () => {
+    const auckland = await createLocation({ timeZone: "Pacific/Auckland" });
+    const viewer = await createUser({ permissions: ["view_notes"], locations: [w.location, auckland.id] });
+    const cookie = await signInCookie(viewer);
+    const [yesterdays, todays] = [await createPatient({ locationId: auckland.id }), await createPatient({ locationId: auckland.id })];
+    // 2026-03-10 11:30 UTC: the 10th in Denver (the viewer's zone), the 11th in Auckland.
+    const fixed = new Date("2026-03-10T11:30:00Z");
+    for (const [patient, date] of [[yesterdays, "2026-03-10"], [todays, "2026-03-11"]] as const) {
+      const s = dayNumber(date)! * 1440 + 540;
+      await db().insert(notes).values({ type: "rbt", patientId: patient.id, locationId: auckland.id, providerId: viewer.id, providerName: "", cptCode: "97153", sessionDate: date, timeIn: "09:00", timeOut: "10:00", start1At: s, end1At: s + 60, startAt: s, endAt: s + 60, minutes: 60, units: 4, status: "pending" });
+    }
+    type Loaded = { today: string; grid: { date: string }; cells: Record<string, unknown[]>; dayTotals: Record<string, number>; truncated: boolean };
+    const out = await route.module.loader({ request: new Request(`http://localhost/calendar/view?view=day&location_id=${auckland.id}`, { headers: { Cookie: cookie } }), params: {}, context: { app: { db: db(), now: () => fixed, ip: "127.0.0.1" } } });
+    const data = (out as { data: Loaded }).data;
+    expect(data).toMatchObject({ today: "2026-03-11", grid: { date: "2026-03-11" }, dayTotals: { "2026-03-11": 1 }, truncated: false });
+    expect(Object.keys(data.cells)).toEqual(["2026-03-11"]);
+    expect(data.dayTotals["2026-03-10"]).toBeUndefined();
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({ entity: "calendar", patientId: todays.id });
+
+    // Through the Worker (today's clock): the session, the one batch, the audit row.
+    for (const query of [`?location_id=${auckland.id}`, `?view=month&location_id=${auckland.id}`, `?view=day&location_id=${w.location}`]) {
+      const res = await countingWorker.fetch(new Request(`http://localhost/calendar/view${query}`, { headers: { Cookie: cookie } }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+      expect(res.status, query).toBe(200);
+      expect(Number(res.headers.get(D1_COUNT_HEADER)!.split(";")[1]), query).toBeLessThanOrEqual(3);
+    }
+  });
 });
 
 describe("upcomingSessionsQuery (the parent portal's next sessions)", () => {
