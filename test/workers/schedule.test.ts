@@ -1298,7 +1298,9 @@ describe("the calendar's today is the chosen location's (issue 12: each location
     const [yesterdays, todays] = [await createPatient({ locationId: auckland.id }), await createPatient({ locationId: auckland.id })];
     // 2026-03-10 11:30 UTC: the 10th in Denver (the viewer's zone), the 11th in Auckland.
     const fixed = new Date("2026-03-10T11:30:00Z");
-    for (const [patient, date] of [[yesterdays, "2026-03-10"], [todays, "2026-03-11"]] as const) {
+    // And one on Auckland's real today, so the Worker's pages below show (and audit) an entry.
+    const now = todayAtLocation(new Date(), "Pacific/Auckland");
+    for (const [patient, date] of [[yesterdays, "2026-03-10"], [todays, "2026-03-11"], [todays, now]] as const) {
       const s = dayNumber(date)! * 1440 + 540;
       await db().insert(notes).values({ type: "rbt", patientId: patient.id, locationId: auckland.id, providerId: viewer.id, providerName: "", cptCode: "97153", sessionDate: date, timeIn: "09:00", timeOut: "10:00", start1At: s, end1At: s + 60, startAt: s, endAt: s + 60, minutes: 60, units: 4, status: "pending" });
     }
@@ -1311,11 +1313,13 @@ describe("the calendar's today is the chosen location's (issue 12: each location
     const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     expect(last).toMatchObject({ entity: "calendar", patientId: todays.id });
 
-    // Through the Worker (today's clock): the session, the one batch, the audit row.
-    for (const query of [`?location_id=${auckland.id}`, `?view=month&location_id=${auckland.id}`, `?view=day&location_id=${w.location}`]) {
+    // Through the Worker (today's clock): the session, the one batch, the audit row (the zone read alone made it 4).
+    for (const query of [`?location_id=${auckland.id}`, `?view=month&location_id=${auckland.id}`, `?view=day&location_id=${auckland.id}`, `?view=day&location_id=${w.location}`]) {
+      const before = await auditRows();
       const res = await countingWorker.fetch(new Request(`http://localhost/calendar/view${query}`, { headers: { Cookie: cookie } }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
       expect(res.status, query).toBe(200);
       expect(Number(res.headers.get(D1_COUNT_HEADER)!.split(";")[1]), query).toBeLessThanOrEqual(3);
+      if (query.includes(String(auckland.id))) expect(await auditRows(), query).toBe(before + 1);
     }
   });
 });
