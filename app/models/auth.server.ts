@@ -9,6 +9,7 @@ import {
   BACKUP_CODE_COUNT,
   challengeForgottenAt,
   challengeOver,
+  CODE_EMAILS_PER_HOUR,
   codeEmailWaitSeconds,
   codeExpiresAt,
   expiryText,
@@ -29,6 +30,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/pa
 import { enqueueEmail, recordEmailFailure, securityNotice } from "~/services/jobs.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { bumpListVersion } from "~/services/list-cache.server";
+import { rowCells } from "~/services/idempotency.server";
 import type { PrincipalType } from "./actors.server";
 import { getAuthSettings } from "./settings.server";
 
@@ -193,6 +195,18 @@ async function codeEmailsWait(db: Db, principal: { type: PrincipalType; id: numb
   return codeEmailWaitSeconds(sentThisHour, now);
 }
 
+/**
+ * The condition under which one more sign-in code email may be counted for the account: the sends of its sign-in
+ * challenges of the last hour (codeEmailsWait's rows) are under CODE_EMAILS_PER_HOUR. Put in the WHERE of the statement
+ * that counts the send (a new challenge's insert, a resend's increment), so requests racing each other are counted one
+ * after the other: at most CODE_EMAILS_PER_HOUR sends are ever counted (decision 016, stop 41).
+ */
+function codeEmailsRoom(principal: { type: PrincipalType; id: number }, now: Date) {
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  return sql`(select coalesce(sum(c.sends), 0) from two_factor_challenges c
+    where c.principal_type = ${principal.type} and c.principal_id = ${principal.id} and c.context = 'login' and c.created_at > ${since}) < ${CODE_EMAILS_PER_HOUR}`;
+}
+
 /** Checks credentials with throttling; never tells whether the email exists. */
 /** Where a sign-in came from, for its audit row. */
 export type SignInChannel = "screen" | "api";
@@ -220,6 +234,8 @@ export async function signIn(app: AuthApp, input: { email: string; password: str
   const codeWait = await codeEmailsWait(app.db, principal, now);
   if (codeWait > 0) return { kind: "throttled", retryAfter: codeWait, message: AUTH_MESSAGES.codeEmailsLimit };
   const challenge = await startChallenge(app, principal, "login");
+  // Racing sign-ins took the hour's last sends between the check above and the insert.
+  if (challenge.limited) return { kind: "throttled", retryAfter: Math.max(1, await codeEmailsWait(app.db, principal, app.now())), message: AUTH_MESSAGES.codeEmailsLimit };
   if (!challenge.sent) return { kind: "send_failed", message: AUTH_MESSAGES.sendFailed };
   return { kind: "two_factor", principal, challengeId: challenge.id, expiresInMinutes: challenge.expiresInMinutes, attemptsRemaining: TWO_FACTOR_ATTEMPTS };
 }
@@ -284,13 +300,17 @@ function codeEmail(principal: Principal, code: string, minutes: number, context:
 }
 
 /**
- * Sets a fresh code on the challenge and emails it. A resend counts against the challenge's sends in the same
- * statement (`maxSends`), so two resends at once cannot both pass the limit; `sent: false, limited: true` then.
+ * Sets a fresh code on the challenge and emails it. A resend counts against the challenge's sends and the account's
+ * code emails of the hour in the same statement (`maxSends`, codeEmailsRoom), so resends at once cannot pass either
+ * limit; `sent: false, limited: true` then. A new challenge's first send was counted by its insert (startChallenge).
+ * A send that fails is given back (decision 016, stop 41): an email that never left does not count toward the hour,
+ * and its code never works — a new challenge is consumed, a resend's challenge gets back the code and expiry it had
+ * (the one the user last received), unless another resend replaced it meanwhile.
  */
 async function sendCode(
   app: AuthApp,
   principal: Principal,
-  challenge: { id: string; createdAt: string },
+  challenge: { id: string; createdAt: string; codeHash?: string | null; expiresAt?: string | null },
   context: ChallengeContext,
   maxSends?: number,
 ): Promise<{ sent: boolean; limited?: boolean; expiresInMinutes: number }> {
@@ -306,7 +326,7 @@ async function sendCode(
     const counted = await app.db
       .update(twoFactorChallenges)
       .set({ ...set, sends: sql`${twoFactorChallenges.sends} + 1` })
-      .where(and(eq(twoFactorChallenges.id, challenge.id), lt(twoFactorChallenges.sends, maxSends)))
+      .where(and(eq(twoFactorChallenges.id, challenge.id), lt(twoFactorChallenges.sends, maxSends), codeEmailsRoom(principal, now)))
       .returning({ id: twoFactorChallenges.id });
     if (counted.length === 0) return { sent: false, limited: true, expiresInMinutes };
   }
@@ -315,12 +335,40 @@ async function sendCode(
     return { sent: true, expiresInMinutes };
   } catch (e) {
     console.error("email send failed", e);
+    await giveBackSend(app.db, challenge, set.codeHash, maxSends === undefined ? "new" : "resend", app.now()).catch((undo: unknown) => {
+      // The send then stays counted: the safe side of the hourly limit.
+      console.error("could not give back a failed code send", undo);
+    });
     return { sent: false, expiresInMinutes };
   }
 }
 
-/** Voids the principal's pending challenges of a context (a new one replaces them), as a statement for a batch. */
-function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: number }, context: ChallengeContext, at: string) {
+/**
+ * Undoes the count of a code email that failed to send (sendCode). A new challenge ("new"): consumed with no code and
+ * no sends, so it neither counts nor can be used. A resend: its send taken off, and the code and expiry the challenge
+ * had before put back, only while the failed code is still the one set (`sentHash`: a resend that landed meanwhile
+ * keeps its own).
+ */
+function giveBackSend(db: Db, challenge: { id: string; codeHash?: string | null; expiresAt?: string | null }, sentHash: string, kind: "new" | "resend", now: Date) {
+  if (kind === "new") {
+    return db.update(twoFactorChallenges).set({ sends: 0, codeHash: null, consumedAt: now.toISOString() }).where(eq(twoFactorChallenges.id, challenge.id));
+  }
+  const ours = sql`${twoFactorChallenges.codeHash} = ${sentHash}`;
+  return db
+    .update(twoFactorChallenges)
+    .set({
+      sends: sql`max(0, ${twoFactorChallenges.sends} - 1)`,
+      codeHash: sql`case when ${ours} then ${challenge.codeHash ?? null} else ${twoFactorChallenges.codeHash} end`,
+      expiresAt: sql`case when ${ours} then ${challenge.expiresAt ?? null} else ${twoFactorChallenges.expiresAt} end`,
+    })
+    .where(eq(twoFactorChallenges.id, challenge.id));
+}
+
+/**
+ * Voids the principal's pending challenges of a context (a new one replaces them), as a statement for a batch. With
+ * `replacedBy`, that new challenge is spared, and nothing is voided unless it was stored.
+ */
+function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: number }, context: ChallengeContext, at: string, replacedBy?: string) {
   return db
     .update(twoFactorChallenges)
     .set({ consumedAt: at })
@@ -330,6 +378,7 @@ function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: num
         eq(twoFactorChallenges.principalId, principal.id),
         eq(twoFactorChallenges.context, context),
         isNull(twoFactorChallenges.consumedAt),
+        replacedBy === undefined ? undefined : sql`${twoFactorChallenges.id} <> ${replacedBy} and exists (select 1 from two_factor_challenges n where n.id = ${replacedBy})`,
       ),
     );
 }
@@ -339,15 +388,32 @@ function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: num
  * generation the password check read: a change that ended access after that check, even one made before this
  * insert (so its void missed the challenge), leaves the session or token of the second step refused.
  */
-async function startChallenge(app: AuthApp, principal: Principal, context: ChallengeContext) {
+async function startChallenge(app: AuthApp, principal: Principal, context: "login") {
   const id = randomToken(24);
-  const at = app.now().toISOString();
-  await app.db.batch([
-    voidPendingChallenges(app.db, principal, context, at),
-    app.db
-      .insert(twoFactorChallenges)
-      .values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at, accessGeneration: principal.accessGeneration }),
+  const now = app.now();
+  const at = now.toISOString();
+  const row = {
+    id,
+    principalType: principal.type,
+    principalId: principal.id,
+    context,
+    codeHash: null,
+    expiresAt: null,
+    attemptsRemaining: TWO_FACTOR_ATTEMPTS,
+    sends: 1,
+    resetTokenHash: null,
+    resetTokenExpiresAt: null,
+    consumedAt: null,
+    createdAt: at,
+    accessGeneration: principal.accessGeneration,
+  } as const;
+  // The first send is counted by the insert, which lands only while the hour has room (codeEmailsRoom); the earlier
+  // pending challenges are voided only when it landed.
+  const [inserted] = await app.db.batch([
+    app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${codeEmailsRoom(principal, now)}`).returning({ id: twoFactorChallenges.id }),
+    voidPendingChallenges(app.db, principal, context, at, id),
   ]);
+  if (inserted.length === 0) return { id, sent: false, limited: true, expiresInMinutes: 0 };
   const sent = await sendCode(app, principal, { id, createdAt: at }, context);
   return { id, ...sent };
 }
@@ -512,7 +578,11 @@ export async function resendLoginCode(app: AuthApp, by: { id?: string; email?: s
   const wait = await codeEmailsWait(app.db, found.principal, now);
   if (wait > 0) return { kind: "limited", message: AUTH_MESSAGES.codeEmailsLimit, retryAfter: wait };
   const sent = await sendCode(app, found.principal, found.row, "login", 1 + RESENDS_PER_CHALLENGE);
-  if (sent.limited) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
+  if (sent.limited) {
+    // Refused by the statement that counts: a racing resend took the challenge's last one, or the hour's last send.
+    const hourWait = await codeEmailsWait(app.db, found.principal, app.now());
+    return hourWait > 0 ? { kind: "limited", message: AUTH_MESSAGES.codeEmailsLimit, retryAfter: hourWait } : { kind: "limited", message: AUTH_MESSAGES.resendLimit };
+  }
   if (!sent.sent) return { kind: "send_failed", message: failMessage };
   return { kind: "sent", expiresInMinutes: sent.expiresInMinutes, attemptsRemaining: found.row.attemptsRemaining };
 }
