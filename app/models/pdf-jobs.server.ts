@@ -46,8 +46,34 @@ import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 
 type JobRow = typeof pdfJobs.$inferSelect;
 
-/** How long a running job may go without finishing before another delivery may take it over. */
+/**
+ * How long a running job may go without finishing before its worker is taken to have died (decision 041, stop 41):
+ * past it another delivery may claim the job, and every screen and API answer shows it failed (`stalled`) with Retry.
+ */
 export const STALE_RUNNING_MS = 5 * 60 * 1000;
+
+/** The `started_at` before which a running job is stale at `now` (ISO text, as the column is stored). */
+export function staleBefore(now: Date): string {
+  return new Date(now.getTime() - STALE_RUNNING_MS).toISOString();
+}
+
+/** When a running job started: its claim's stamp (a row written as running without one: its last update). */
+const runningSince = (row: Pick<JobRow, "startedAt" | "updatedAt">) => row.startedAt ?? row.updatedAt;
+
+/** A running job whose worker is taken to have died: started over STALE_RUNNING_MS ago. */
+function staleRunning(stale: string) {
+  return and(eq(pdfJobs.status, "running"), lt(sql`coalesce(${pdfJobs.startedAt}, ${pdfJobs.updatedAt})`, stale));
+}
+
+/**
+ * A job as everyone is shown it at `now`: a stale running job is failed, with `stalled` (decision 041, stop 41). The
+ * one rule for the screens, the API, Retry and a share's refusal; the row itself says running until a claim or a
+ * Retry changes it.
+ */
+export function jobAsSeen<T extends Pick<JobRow, "status" | "startedAt" | "updatedAt" | "error">>(row: T, now: Date): T {
+  if (row.status !== "running" || runningSince(row) >= staleBefore(now)) return row;
+  return { ...row, status: "failed", error: PDF_JOB_MESSAGES.stalled };
+}
 
 /**
  * How long a PDF job's file is kept in R2 after it was made (decision 041): older files are deleted by
@@ -69,6 +95,8 @@ export const PDF_JOB_MESSAGES = {
   noAccess: "The person who asked for this PDF no longer has access to this plan.",
   gone: "The plan or goal of this PDF was deleted or is no longer available.",
   renderFailed: "The PDF could not be made. Please try again.",
+  /** A job running past STALE_RUNNING_MS: its worker stopped (a crash, a deploy) before the file was made. */
+  stalled: "Making the PDF stopped before it was finished. Please try again.",
   noStorage: "File storage is not configured, so the PDF could not be saved.",
   notQueued: "The PDF could not be queued. Please try again.",
   expired: `This PDF was deleted after ${PDF_FILE_KEEP_DAYS} days. Make it again to get a new one.`,
@@ -311,19 +339,22 @@ export async function requestGoalPdf(ctx: ModelContext, runner: JobRunner, planI
  * The family copy of a staff job's live share (decision 041, stop 38): its status, or null when the job is not shared.
  * A share made before stop 38 has no family copy, so it does not count: it is never served to the parents.
  */
-const familyCopyStatus = sql<string | null>`(select fj.status from shared_documents sd join pdf_jobs fj on fj.id = sd.family_job_id
+const familyCopyStatus = (stale: string) => sql<string | null>`(select case when fj.status = 'running' and coalesce(fj.started_at, fj.updated_at) < ${stale} then 'failed' else fj.status end
+  from shared_documents sd join pdf_jobs fj on fj.id = sd.family_job_id
   where sd.pdf_job_id = "pdf_jobs"."id" and sd.revoked_at is null order by sd.id desc limit 1)`;
 
 /**
  * A staff job in the actor's scope (its client in their locations), its family copy's status while shared, whether its
- * client has a parent, and the audit tail: one statement. A family copy is not a job of its own for staff: 404.
+ * client has a parent, and the audit tail: one statement. A family copy is not a job of its own for staff: 404. The job
+ * and its family copy are as seen now (jobAsSeen): a stale running one is failed.
  */
 async function findJob(ctx: ModelContext, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const now = ctx.now();
   const [row] = await ctx.db
     .select({
       job: pdfJobs,
-      family: familyCopyStatus,
+      family: familyCopyStatus(staleBefore(now)),
       hasParent: sql<number>`${patients.parentId} is not null`,
       live: jobPlanLive,
       // The client's location's zone: a shared document's title names the day there (decision 040).
@@ -334,7 +365,7 @@ async function findJob(ctx: ModelContext, id: string) {
     .innerJoin(patients, eq(patients.id, pdfJobs.patientId))
     .where(and(eq(pdfJobs.id, id), eq(pdfJobs.audience, "staff"), patientScope(ctx)));
   return row
-    ? { job: row.job, shared: row.family != null, family: row.family, hasParent: Boolean(row.hasParent), live: Boolean(row.live), timeZone: row.timeZone, tail: row.tail }
+    ? { job: jobAsSeen(row.job, now), shared: row.family != null, family: row.family, hasParent: Boolean(row.hasParent), live: Boolean(row.live), timeZone: row.timeZone, tail: row.tail }
     : null;
 }
 type FoundJob = NonNullable<Awaited<ReturnType<typeof findJob>>>;
@@ -349,9 +380,10 @@ export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJs
 }
 
 /**
- * A failed job queued again by the user (only a failed one: 409 otherwise). Not when Retry cannot succeed: the
- * requester lost access ("Make it again" can), or the plan or goal is deleted now (jobPlanLive), whatever the job's
- * error was (409).
+ * A failed job queued again by the user (only a failed one: 409 otherwise), a stale running one included (jobAsSeen:
+ * its worker died). Not when Retry cannot succeed: the requester lost access ("Make it again" can), or the plan or
+ * goal is deleted now (jobPlanLive), whatever the job's error was (409). A stale running job keeps its attempt number,
+ * so a worker that was only slow cannot mark the retried job done over the new claim (consumePdfJob's final update).
  */
 export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   const found = await findJob(ctx, id);
@@ -364,7 +396,14 @@ export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: stri
     ctx.db,
     who(ctx),
     { action: "update", entity: "pdf_job", entityId: id, patientId: found.job.patientId, detail: { retry: true } },
-    (audit) => [ctx.db.update(pdfJobs).set({ status: "queued", error: null, attempts: 0, updatedAt: at }).where(and(eq(pdfJobs.id, id), eq(pdfJobs.status, "failed"))).returning(), audit(sql`changes() = 1`)],
+    (audit) => [
+      ctx.db
+        .update(pdfJobs)
+        .set({ status: "queued", error: null, attempts: sql`case when ${pdfJobs.status} = 'running' then ${pdfJobs.attempts} else 0 end`, updatedAt: at })
+        .where(and(eq(pdfJobs.id, id), or(eq(pdfJobs.status, "failed"), staleRunning(staleBefore(ctx.now())))))
+        .returning(),
+      audit(sql`changes() = 1`),
+    ],
     found.tail,
   );
   const row = rows[0];
@@ -620,25 +659,39 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   return renderPlanPdf(doc);
 }
 
-export type ConsumeOutcome = "done" | "failed" | "skipped";
+/**
+ * "running": the job is running elsewhere and not stale yet — the delivery must come back once it would be stale
+ * (`retryInSeconds`), not be acknowledged: if that worker died, nothing else would ever make the job.
+ */
+export type ConsumeOutcome = "done" | "failed" | "skipped" | { running: true; retryInSeconds: number };
+
+/** Seconds past the stale point a delivery of a running job comes back, so that it finds the job stale if it still runs. */
+const STALE_MARGIN_SECONDS = 5;
 
 /**
- * Makes one job's PDF: claim (conditional UPDATE), render, store in R2, mark done. A job that is not
- * claimable (running elsewhere, done, unknown) is skipped: that is how a duplicate delivery does nothing.
- * On failure the job is marked failed with a message a user can read. A PdfJobError cannot be mended by a
+ * Makes one job's PDF: claim (conditional UPDATE), render, store in R2, mark done. A job done, expired or unknown is
+ * skipped: that is how a duplicate delivery does nothing. A job running elsewhere, not yet stale, answers `running`
+ * with the seconds until it would be stale: the queue consumer retries the message with that delay, and the delivery
+ * then finds the job done (skipped) or stale (claimed), so a worker that died mid-render loses nothing (decision 041,
+ * stop 41). On failure the job is marked failed with a message a user can read. A PdfJobError cannot be mended by a
  * retry: "failed" is returned and the message is acknowledged. Any other error is rethrown so the queue
  * retries the message (max_retries); a retry claims the failed job again.
  */
 export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: string, now = new Date()): Promise<ConsumeOutcome> {
   const db = d1Database(env.DB);
   const at = now.toISOString();
-  const stale = new Date(now.getTime() - STALE_RUNNING_MS).toISOString();
   const [row] = await db
     .update(pdfJobs)
     .set({ status: "running", attempts: sql`${pdfJobs.attempts} + 1`, startedAt: at, error: null, updatedAt: at })
-    .where(and(eq(pdfJobs.id, jobId), or(inArray(pdfJobs.status, ["queued", "failed"]), and(eq(pdfJobs.status, "running"), lt(pdfJobs.startedAt, stale)))))
+    .where(and(eq(pdfJobs.id, jobId), or(inArray(pdfJobs.status, ["queued", "failed"]), staleRunning(staleBefore(now)))))
     .returning();
-  if (!row) return "skipped";
+  if (!row) {
+    // Not claimed: only a job still running elsewhere needs the delivery again (a read on this path only).
+    const [other] = await db.select({ status: pdfJobs.status, startedAt: pdfJobs.startedAt, updatedAt: pdfJobs.updatedAt }).from(pdfJobs).where(eq(pdfJobs.id, jobId));
+    if (other?.status !== "running") return "skipped";
+    const staleAt = Date.parse(runningSince(other)) + STALE_RUNNING_MS;
+    return { running: true, retryInSeconds: Math.max(0, Math.ceil((staleAt - now.getTime()) / 1000)) + STALE_MARGIN_SECONDS };
+  }
   try {
     if (!env.FILES) throw new PdfJobError(PDF_JOB_MESSAGES.noStorage);
     const bytes = await renderJob(db, row, now);

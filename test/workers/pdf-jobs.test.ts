@@ -149,7 +149,8 @@ describe("the plan PDF through the API and the queue", () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
     const outcomes = await Promise.all([consumePdfJob(env, row!.id), consumePdfJob(env, row!.id), consumePdfJob(env, row!.id)]);
     expect(outcomes.filter((o) => o === "done")).toHaveLength(1);
-    expect(outcomes.filter((o) => o === "skipped")).toHaveLength(2);
+    // The others found it running (to be delivered again later, decision 041 stop 41) or, if it finished first, done.
+    expect(outcomes.filter((o) => o === "skipped" || (typeof o === "object" && o.running))).toHaveLength(2);
     expect((await jobRow(row!.id)).attempts).toBe(1);
   });
 
@@ -1146,5 +1147,99 @@ describe("what a parent receives through a shared PDF (decision 041, stop 38)", 
     expect(await familyJobs(job.id)).toHaveLength(0);
     expect(await jobCount()).toBe(jobs);
     expect(await db().select().from(auditLog).where(and(eq(auditLog.entity, "shared_document"), eq(auditLog.entityId, job.id)))).toHaveLength(0);
+  });
+});
+
+describe("a job whose worker died mid-render is not lost (decision 041, stop 41)", () => {
+  const MINUTE = 60_000;
+  /** A job left running by a worker that started it `agoMs` ago (the worker may have died). */
+  async function runningJob(agoMs: number, attempts = 1) {
+    const startedAt = new Date(Date.now() - agoMs).toISOString();
+    const [row] = await db()
+      .insert(pdfJobs)
+      .values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id, status: "running", attempts, startedAt })
+      .returning();
+    return row!;
+  }
+  const status = async (id: string) => ((await (await api(`/v2/pdf-jobs/${id}`, { token })).json()) as { data: Job & { family_copy_status: string | null } }).data;
+
+  it.each([
+    ["started a minute ago", 1 * MINUTE, 240],
+    ["started 4½ minutes ago", 4.5 * MINUTE, 30],
+    ["started just now", 0, 300],
+  ])("a delivery of a job still running (%s) goes back to the queue until it would be stale, not acknowledged", async (_label, ago, untilStale) => {
+    const row = await runningJob(ago);
+    const result = await deliver(row.id, ["r1"]);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["r1"]);
+    // The delay the consumer retries with (the pool's result does not record it): until the job would be stale.
+    const outcome = await consumePdfJob(env, row.id);
+    if (typeof outcome !== "object") throw new Error(`expected running, got ${outcome}`);
+    const delay = outcome.retryInSeconds;
+    expect(delay).toBeGreaterThanOrEqual(untilStale);
+    expect(delay).toBeLessThanOrEqual(untilStale + 10);
+    // Nothing changed: the worker that has it may still finish it.
+    expect(await jobRow(row.id)).toMatchObject({ status: "running", attempts: 1, startedAt: row.startedAt });
+    expect((await status(row.id)).status).toBe("running");
+  });
+
+  it("the delivery that comes back after the stale point claims the job and makes it; a later one does nothing", async () => {
+    const row = await runningJob(6 * MINUTE);
+    const first = await deliver(row.id, ["s1"]);
+    expect(first.explicitAcks).toEqual(["s1"]);
+    expect(first.retryMessages).toEqual([]);
+    const done = await jobRow(row.id);
+    expect(done).toMatchObject({ status: "done", attempts: 2 });
+    const again = await deliver(row.id, ["s2", "s3"]);
+    expect(again.explicitAcks.sort()).toEqual(["s2", "s3"]);
+    expect(again.retryMessages).toEqual([]);
+    expect(await jobRow(row.id)).toMatchObject({ status: "done", attempts: 2, finishedAt: done.finishedAt });
+  });
+
+  it("past the stale point the API and the status page show the job failed with Retry; Retry makes it once", async () => {
+    const row = await runningJob(6 * MINUTE);
+    expect(await status(row.id)).toMatchObject({ status: "failed", error: PDF_JOB_MESSAGES.stalled, download_url: null });
+    const cookie = await signInCookie(viewer);
+    const page = await request(`/pdf-jobs/${row.id}`, { cookie });
+    expect(page.headers.get("Refresh")).toBeNull();
+    const html = await page.text();
+    expect(html).toContain(PDF_JOB_MESSAGES.stalled);
+    expect(html).toContain(">Retry<");
+    expect(html).not.toContain("Please wait…");
+    // Retry queues it again, keeping its attempt number (a slow old worker cannot finish over the new claim).
+    const retry = await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token });
+    expect(retry.status).toBe(202);
+    expect(((await retry.json()) as { data: Job }).data).toMatchObject({ status: "queued", attempts: 1 });
+    const done = await settled(row.id);
+    expect(done).toMatchObject({ status: "done", attempts: 2 });
+    // The delivery of the crashed run, coming back later, finds it done.
+    expect((await deliver(row.id, ["late"])).explicitAcks).toEqual(["late"]);
+    expect(await jobRow(row.id)).toMatchObject({ status: "done", attempts: 2, finishedAt: done.finishedAt });
+    // A second Retry of a done job is refused.
+    expect((await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token })).status).toBe(409);
+  });
+
+  it("a job running for less than the stale limit cannot be retried (409) and still says 'Please wait…'", async () => {
+    const row = await runningJob(1 * MINUTE);
+    const retry = await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token });
+    expect(retry.status).toBe(409);
+    expect(((await retry.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.notFailed);
+    expect(await jobRow(row.id)).toMatchObject({ status: "running", attempts: 1 });
+    const page = await request(`/pdf-jobs/${row.id}`, { cookie: await signInCookie(viewer) });
+    expect(page.headers.get("Refresh")).toBe("2");
+    expect(await page.text()).toContain("Please wait…");
+  });
+
+  it("a shared job's family copy stuck running past the stale limit shows as failed to staff", async () => {
+    const [staff] = await db()
+      .insert(pdfJobs)
+      .values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: manager.id, status: "done", fileKey: "pdf-jobs/x.pdf", fileSize: 1, finishedAt: new Date().toISOString() })
+      .returning();
+    const family = await runningJob(6 * MINUTE);
+    await db().update(pdfJobs).set({ audience: "family" }).where(eq(pdfJobs.id, family.id));
+    await db().insert(sharedDocuments).values({ patientId: bip.patientId, title: "Behavior plan (PDF)", pdfJobId: staff!.id, familyJobId: family.id, sharedBy: manager.id });
+    expect((await status(staff!.id)).family_copy_status).toBe("failed");
+    await db().update(pdfJobs).set({ startedAt: new Date().toISOString() }).where(eq(pdfJobs.id, family.id));
+    expect((await status(staff!.id)).family_copy_status).toBe("running");
   });
 });

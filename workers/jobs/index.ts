@@ -6,11 +6,12 @@ import { EMAIL_QUEUE_MAX_RETRIES, recordEmailFailure, type EmailJob } from "~/se
 /**
  * Queue consumer, dispatched by `message.body.kind`: "email" (baseline-email) sends a queued email,
  * "pdf" (baseline-pdf) makes a PDF job's file (decision 041). Each message is acknowledged once
- * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml), except a PDF job
- * that cannot succeed on a retry (consumePdfJob answers "failed": its requester lost access, its plan is gone, no
- * file storage), which is acknowledged. An email whose last retry fails (attempts = EMAIL_QUEUE_MAX_RETRIES + 1) is
- * recorded (recordEmailFailure: its kind and the recipient's account, decision 005) and acknowledged, so it is not
- * dropped unseen. A message of unknown shape is acknowledged and logged, so it cannot block
+ * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml), and so is a PDF job
+ * still running elsewhere (with a delay up to the point it would be stale), except a PDF job that cannot succeed on a
+ * retry (consumePdfJob answers "failed": its requester lost access, its plan is gone, no file storage), which is
+ * acknowledged. An email whose last retry fails (attempts = EMAIL_QUEUE_MAX_RETRIES + 1) is recorded
+ * (recordEmailFailure: its kind and the recipient's account, decision 005) and acknowledged, so it is not dropped
+ * unseen. A message of unknown shape is acknowledged and logged, so it cannot block
  * the queue.
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
@@ -25,8 +26,13 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: 
         continue;
       }
       try {
-        // A job that is running elsewhere or already done is skipped: a duplicate delivery does nothing.
+        // A job already done is skipped: a duplicate delivery does nothing.
         const outcome = await consumePdfJob(env, jobId);
+        if (typeof outcome === "object") {
+          // Running elsewhere: come back once it would be stale, so a worker that died mid-render is taken over (decision 041).
+          message.retry({ delaySeconds: outcome.retryInSeconds });
+          continue;
+        }
         // "failed": the job is marked failed with a message a retry cannot change; nothing about the client is logged.
         if (outcome === "failed") console.warn(`queue ${batch.queue}: PDF job ${jobId} failed for good, not retried`);
         message.ack();
