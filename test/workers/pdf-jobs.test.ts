@@ -1171,7 +1171,7 @@ describe("a job whose worker died mid-render is not lost (decision 041, stop 41)
     const row = await runningJob(ago);
     const result = await deliver(row.id, ["r1"]);
     expect(result.explicitAcks).toEqual([]);
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["r1"]);
+    expect(result.retryMessages).toEqual([{ msgId: "r1" }]);
     // The delay the consumer retries with (the pool's result does not record it): until the job would be stale.
     const outcome = await consumePdfJob(env, row.id);
     if (typeof outcome !== "object") throw new Error(`expected running, got ${outcome}`);
