@@ -285,10 +285,10 @@ describe("a combined note's own price is set by manage_notes only, as the modifi
     const x = await priced();
     const rbtCookie = await signInCookie(x.rbtUser);
     const managerCookie = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [location.id] }));
-    const field = 'name="unit_price_cents"';
+    const field = 'name="unit_price"';
     expect(await (await request(`/note-combined?patient_id=${x.rbt.patient.id}`, { cookie: rbtCookie })).text()).not.toContain(field);
     expect(await (await request(`/note-combined?patient_id=${x.rbt.patient.id}`, { cookie: managerCookie })).text()).toContain(field);
-    const refused = await form(`/note-combined?patient_id=${x.rbt.patient.id}`, fields(x.rbt, { unit_price_cents: "50000" }), rbtCookie);
+    const refused = await form(`/note-combined?patient_id=${x.rbt.patient.id}`, fields(x.rbt, { unit_price: "500.00" }), rbtCookie);
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain(NOTE_MESSAGES.priceNeedsManage.replace(/'/g, "&#x27;"));
     expect(await notesOf(x.rbt.patient.id)).toHaveLength(0);
@@ -301,8 +301,11 @@ describe("a combined note's own price is set by manage_notes only, as the modifi
     const edited = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt, { time_out: "10:15" }), version: String(row.version + 1) }, rbtCookie);
     expect(edited.status, await edited.clone().text().then((t) => t.slice(0, 300))).toBe(303);
     expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, minutes: 75 });
-    const sneaked = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt), unit_price_cents: "1", version: String(row.version + 2) }, rbtCookie);
+    const sneaked = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt), unit_price: "0.01", version: String(row.version + 2) }, rbtCookie);
     expect(sneaked.status).toBe(422);
+    // A page loaded before the field was in dollars posts the old name: refused the same way.
+    const old = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt), unit_price_cents: "1", version: String(row.version + 2) }, rbtCookie);
+    expect(old.status).toBe(422);
     expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, minutes: 75 });
   });
 });
