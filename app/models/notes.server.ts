@@ -1611,6 +1611,9 @@ function statusUnchanged(status: NoteStatus): ModelResult<never> {
   return invalid({ status: `Nothing to change: the status is already ${status === "ok" ? "OK" : "Pending"}.` });
 }
 
+/** A modifiers change to the codes the note has: 422, nothing written (decision 023, 2026-11-28). */
+const MODIFIERS_UNCHANGED = "Nothing to change: the note already has these modifiers.";
+
 const modifierField = v.optional(NoteModifier);
 const ModifierBody = v.object({ md: modifierField, md2: modifierField, md3: modifierField });
 
@@ -1637,6 +1640,9 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
     // instead, which names what to do first (void the claim).
     may: ({ note, liveClaim }) => {
       const next = { md: note.md, md2: note.md2, md3: note.md3, ...set };
+      // The codes the note already has (a form sent twice, or saved as shown): nothing written, as a status (decision 023).
+      const same = (a: string | null | undefined, b: string | null | undefined) => (a || null) === (b || null);
+      if (same(next.md, note.md) && same(next.md2, note.md2) && same(next.md3, note.md3)) return invalid({ md: MODIFIERS_UNCHANGED });
       const bad = modifierRefusal(type, modifierSlots(next, note));
       return bad ? refused(bad) : liveClaim ? null : billedRefusal(note, { ...note, ...next });
     },

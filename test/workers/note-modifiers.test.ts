@@ -254,6 +254,20 @@ describe("the note view's Change modifiers form carries the note's version (deci
     expect(await stored(n.id)).toEqual({ md: "HM", md2: null, md3: "XE", version: was.version + 1 });
   });
 
+  it("the codes the note already has are not saved again: 422 'Nothing to change', no version bump, no audit row (form and API)", async () => {
+    const n = await note("rbt", { md: "HM" });
+    const was = await stored(n.id);
+    const c = await counts();
+    const res = await api(`/note_rbt/update/modifier/${n.id}`, { method: "PUT", token: manager.token, body: { md: "HM", md3: null } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ md: "Nothing to change: the note already has these modifiers." });
+    const page = await form(`/note-rbt/view/${n.id}`, { intent: "modifiers", version: String(was.version), md: "HM", md2: "", md3: "" }, manager.cookie);
+    expect(page.status, page.headers.get("location") ?? "").toBe(422);
+    expect(await page.text()).toContain("Nothing to change: the note already has these modifiers.");
+    expect(await stored(n.id)).toEqual(was);
+    expect((await counts()).audit).toBe(c.audit + 1); // the re-shown view's one read, no change
+  });
+
   it("the API's call still changes only the codes its body names, with no version", async () => {
     const n = await note("rbt", { md: "HM" });
     expect((await api(`/note_rbt/update/modifier/${n.id}`, { method: "PUT", token: manager.token, body: { md3: "XE" } })).status).toBe(200);
