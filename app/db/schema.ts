@@ -817,6 +817,12 @@ export const pdfJobs = sqliteTable(
      */
     formToken: text("form_token"),
     ...timestamps,
+    /**
+     * A family copy: whether it was rendered with the chart comments (portal_show_narrative as read at render time: 1
+     * shown, 0 not); null for a staff job, and for a family copy not rendered yet or made before stop 42 (taken as
+     * "shown"). The portal serves a copy only when it shows no more than the setting now allows (decision 041, stop 42).
+     */
+    narrative: integer("narrative"),
   },
   (t) => [
     index("pdf_jobs_patient_idx").on(t.patientId, t.createdAt),

@@ -19,6 +19,8 @@ export const SETTINGS_MESSAGES = {
   superadminOnly: "Only a SUPERADMIN can change the settings.",
   unchanged: "Nothing changed.",
   saved: "Settings saved.",
+  /** The shared plan PDFs made again for the parents under a changed narrative setting (decision 041, stop 42). */
+  familyCopiesRemade: (n: number) => `${n === 1 ? "1 plan PDF shared with parents is" : `${n} plan PDFs shared with parents are`} being made again under the new setting; parents see ${n === 1 ? "it" : "them"} once ready.`,
 } as const;
 
 export function boundMessage(key: BoundedSetting): string {

@@ -16,7 +16,10 @@ export const portalNarrativeOn = sql<number>`coalesce((select "value" = 'true' f
 /** A staff member as a parent sees them: the first name (users.name), never the surname, email or id. */
 export const staffNameForParent = users.name;
 
-/** A BIP's doctor as a parent sees them (null: none), one statement for the caller's read batch. */
+/**
+ * A BIP's doctor as a parent sees them (null: none), and whether chart comments are shown to parents now
+ * (`narrative`, 1 or 0), one statement for the caller's read batch.
+ */
 export function bipDoctorForParent(ctx: ModelContext, bipId: number) {
-  return ctx.db.select({ name: staffNameForParent }).from(bips).leftJoin(users, eq(users.id, bips.doctorId)).where(eq(bips.id, bipId));
+  return ctx.db.select({ name: staffNameForParent, narrative: portalNarrativeOn }).from(bips).leftJoin(users, eq(users.id, bips.doctorId)).where(eq(bips.id, bipId));
 }

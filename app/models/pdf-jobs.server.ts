@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { d1Database, primaryOf, type Db } from "~/db/client.server";
 import { locations, patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
@@ -226,6 +226,59 @@ export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<
   }
 }
 
+/** How many messages one queue send carries at most (Cloudflare Queues' sendBatch limit). */
+const QUEUE_BATCH_MAX = 100;
+
+/**
+ * dispatchPdfJob for many jobs at once (the family copies a settings change makes again): the queue's sendBatch in
+ * chunks; a chunk the queue refuses marks its jobs failed, as one refused send does.
+ */
+export async function dispatchPdfJobs(runner: JobRunner, jobIds: string[]): Promise<void> {
+  const queue = runner.env.PDF_QUEUE;
+  if (!queue) {
+    runner.waitUntil(
+      (async () => {
+        for (const id of jobIds) await consumePdfJob(runner.env, id).catch(() => undefined);
+      })(),
+    );
+    return;
+  }
+  for (let i = 0; i < jobIds.length; i += QUEUE_BATCH_MAX) {
+    const chunk = jobIds.slice(i, i + QUEUE_BATCH_MAX);
+    try {
+      await queue.sendBatch(chunk.map((jobId) => ({ body: { kind: "pdf", jobId } })));
+    } catch {
+      const at = new Date().toISOString();
+      await d1Database(runner.env.DB)
+        .update(pdfJobs)
+        .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
+        .where(and(inArray(pdfJobs.id, chunk), eq(pdfJobs.status, "queued")));
+    }
+  }
+}
+
+/**
+ * The statement, for the settings save's batch, that makes every live share's family copy again when
+ * portal_show_narrative changes to `shown` (decision 041, stop 42): a copy not done under that value — done with the
+ * other value (or before stop 42, when nothing was recorded), queued, running or failed — goes back to queued (its
+ * attempts kept, so a worker still rendering it cannot mark it done), and the caller dispatches the ids it returns.
+ * Until a copy is done again the portal does not list it. Revoked shares and expired copies are left alone.
+ */
+export function remakeFamilyCopies(db: Db, shown: boolean, at: string) {
+  return db
+    .update(pdfJobs)
+    .set({ status: "queued", error: null, startedAt: null, finishedAt: null, narrative: null, updatedAt: at })
+    .where(
+      and(
+        eq(pdfJobs.audience, "family"),
+        ne(pdfJobs.status, "expired"),
+        sql`${pdfJobs.id} in (select sd.family_job_id from shared_documents sd where sd.revoked_at is null and sd.family_job_id is not null)`,
+        sql`not (${pdfJobs.status} = 'done' and ${pdfJobs.narrative} is ${shown ? 1 : 0})`,
+      ),
+    )
+    .returning({ id: pdfJobs.id });
+}
+
 /** What a PDF request is for: the BIP of a plan PDF (`/bips/:id/pdf`) or the goal of a goal's PDF (`/plans/:id/pdf`). */
 interface JobTarget {
   path: "bip" | "plan";
@@ -284,7 +337,7 @@ async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: P
         ctx.db
           .insert(pdfJobs)
           .select(
-            sql`select ${rowCells(pdfJobs, { id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), status: "queued", fileKey: null, fileSize: null, error: null, attempts: 0, requestedBy: ctx.actor.id, startedAt: null, finishedAt: null, expiredAt: null, audience: "staff", formToken, createdAt: at, updatedAt: at })}
+            sql`select ${rowCells(pdfJobs, { id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), status: "queued", fileKey: null, fileSize: null, error: null, attempts: 0, requestedBy: ctx.actor.id, startedAt: null, finishedAt: null, expiredAt: null, audience: "staff", formToken, createdAt: at, updatedAt: at, narrative: null })}
               where 1${keyScopeFree(pdfJobs, pdfJobs.formToken, formToken)}`,
           )
           .returning(),
@@ -473,6 +526,7 @@ const familyCopy = {
   expiredAt: null,
   audience: "family",
   formToken: null,
+  narrative: null,
 } as const;
 
 /**
@@ -576,7 +630,13 @@ async function unreadable(db: Db, row: JobRow): Promise<PdfJobError> {
   return new PdfJobError(r?.live ? PDF_JOB_MESSAGES.noAccess : PDF_JOB_MESSAGES.gone);
 }
 
-async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
+/** A rendered file, and for a family copy whether it shows the chart comments (1) or not (0); null for a staff job. */
+interface Rendered {
+  bytes: Uint8Array;
+  narrative: number | null;
+}
+
+async function renderJob(db: Db, row: JobRow, now: Date): Promise<Rendered> {
   const actor = await getUserActor(db, row.requestedBy);
   if (!actor || !can(actor, "view_bips")) throw new PdfJobError(PDF_JOB_MESSAGES.noAccess);
   const ctx: ModelContext = { db, actor, ip: "queue", now: () => now };
@@ -586,7 +646,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const windowAt = (timeZone: string) => pdfWindow(todayIn(now, timeZone), p.months);
   if (row.kind === "plan") {
     // The family copy of a shared plan PDF reads under the portal's rules (decision 041, stop 38): chart comments only
-    // while portal_show_narrative is on (read now, at render time), the doctor by first name.
+    // while portal_show_narrative is on (read now, at render time, in the same batch as the charts, and recorded on
+    // the copy: stop 42), the doctor by first name.
     const family = row.audience === "family";
     const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, windowAt(scope.timeZone), family ? portalNarrativeOn : undefined), bipDoctorForParent(ctx, scope.bipId)] as const);
     if (!read) throw await unreadable(db, row);
@@ -617,7 +678,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
       window,
       generatedOn: todayIn(now, read.scope.timeZone),
     });
-    return renderPlanPdf(doc);
+    return { bytes: await renderPlanPdf(doc), narrative: family ? (read.more[1][0]?.narrative ?? 0) : null };
   }
   // Only a plan PDF has a family copy (sharePdfJob): a goal's PDF is never rendered for the family.
   if (row.audience !== "staff") throw new PdfJobError(PDF_JOB_MESSAGES.notPlan);
@@ -656,7 +717,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
     window,
     generatedOn: todayIn(now, scope.timeZone),
   });
-  return renderPlanPdf(doc);
+  return { bytes: await renderPlanPdf(doc), narrative: null };
 }
 
 /**
@@ -694,13 +755,13 @@ export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: strin
   }
   try {
     if (!env.FILES) throw new PdfJobError(PDF_JOB_MESSAGES.noStorage);
-    const bytes = await renderJob(db, row, now);
+    const { bytes, narrative } = await renderJob(db, row, now);
     const key = `pdf-jobs/${row.id}.pdf`;
     await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/pdf" } });
     const done = new Date().toISOString();
     await db
       .update(pdfJobs)
-      .set({ status: "done", fileKey: key, fileSize: bytes.byteLength, finishedAt: done, updatedAt: done })
+      .set({ status: "done", fileKey: key, fileSize: bytes.byteLength, finishedAt: done, updatedAt: done, narrative })
       .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
     return "done";
   } catch (e) {

@@ -58,8 +58,15 @@ function recentSessionsQuery(ctx: ModelContext, patientId: number) {
 /**
  * A share is served through its family copy only (decision 041, stop 38): the plan PDF rendered under the rules of
  * parent-view.server.ts, done, never the staff job's own file — a share made before has none and is not listed.
+ * A copy rendered with the chart comments is served only while they are shown (stop 42): turning
+ * portal_show_narrative off hides it at once, and the settings save makes it again without them (remakeFamilyCopies).
  */
-const familyCopyServed = and(isNull(sharedDocuments.revokedAt), eq(pdfJobs.audience, "family"), eq(pdfJobs.status, "done"));
+const familyCopyServed = and(
+  isNull(sharedDocuments.revokedAt),
+  eq(pdfJobs.audience, "family"),
+  eq(pdfJobs.status, "done"),
+  sql`coalesce(${pdfJobs.narrative}, 1) <= ${narrativeOn}`,
+);
 
 function documentsQuery(ctx: ModelContext, patientId: number) {
   return ctx.db

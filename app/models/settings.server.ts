@@ -9,6 +9,7 @@ import { withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { isolateState } from "~/db/isolate-state";
 import type { ModelContext } from "./context";
+import { dispatchPdfJobs, remakeFamilyCopies, type JobRunner } from "./pdf-jobs.server";
 import { who } from "./patients.server";
 import { denied, invalid, ok, type ModelResult } from "./results";
 
@@ -129,7 +130,7 @@ export async function getSettingsForm(ctx: ModelContext, deploymentDemoMode: str
  * batch with one audit row (entity "setting", the changed keys as the record id); bad input writes nothing.
  * The new values take effect at once in this isolate and within 30 seconds everywhere.
  */
-export async function updateSettings(ctx: ModelContext, deploymentDemoMode: string | undefined, raw: Record<string, unknown>): Promise<ModelResult<SettingsForm>> {
+export async function updateSettings(ctx: ModelContext, runner: JobRunner, deploymentDemoMode: string | undefined, raw: Record<string, unknown>): Promise<ModelResult<SettingsForm>> {
   if (!isSuperadmin(ctx.actor)) return denied(SETTINGS_MESSAGES.superadminOnly);
   const parsed = parseWith(SettingsInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -143,7 +144,9 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
   if (next.portal_show_narrative !== now.portalShowNarrative) changes.push([KEYS.portalShowNarrative, String(next.portal_show_narrative)]);
   const form = { ...next, deployment_demo_mode: deploymentDemoMode === "true" };
   if (!changes.length) return ok(form, SETTINGS_MESSAGES.unchanged);
-  await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () => [
+  const narrativeChanged = next.portal_show_narrative !== now.portalShowNarrative;
+  const at = ctx.now().toISOString();
+  const results = await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () => [
     ...changes.map(([key, value]) =>
       ctx.db
         .insert(settings)
@@ -151,7 +154,11 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
         .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } }),
     ),
     bumpListVersion(ctx.db, "settings"),
+    // The shared plan PDFs' family copies follow the narrative setting (decision 041, stop 42): made again under it.
+    ...(narrativeChanged ? [remakeFamilyCopies(ctx.db, next.portal_show_narrative, at)] : []),
   ]);
   forgetAuthSettings();
-  return ok(form, SETTINGS_MESSAGES.saved);
+  const remade = narrativeChanged ? (results.at(-1) as { id: string }[]).map((r) => r.id) : [];
+  if (remade.length) await dispatchPdfJobs(runner, remade);
+  return ok(form, remade.length ? `${SETTINGS_MESSAGES.saved} ${SETTINGS_MESSAGES.familyCopiesRemade(remade.length)}` : SETTINGS_MESSAGES.saved);
 }

@@ -26,7 +26,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requireSuperadmin(request, context);
   const values = formValues(await request.formData());
   if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
-  const result = await updateSettings(modelContextFor(context, actor), context.app.env.DEMO_MODE, values);
+  const runner = { env: context.app.env, waitUntil: context.app.waitUntil };
+  const result = await updateSettings(modelContextFor(context, actor), runner, context.app.env.DEMO_MODE, values);
   if (result.ok) return redirect(`/settings?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
   if (result.status === 403) throw forbidden(result.message);
   return data<FormAnswer>({ errors: result.status === 422 ? result.errors : {}, message: result.message, values }, { status: result.status === 422 ? 422 : 400 });

@@ -229,7 +229,7 @@ beforeAll(async () => {
   await env.FILES!.put(`pdf/${jobId}.pdf`, "%PDF-1.7\n");
   // The family copy a parent is served, of a staff job (decision 041, stop 38).
   await db().insert(pdfJobs).values({ id: `${jobId}-staff`, kind: "plan", patientId: patient.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}-staff.pdf`, requestedBy: admin.id });
-  await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", patientId: patient.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: admin.id });
+  await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", narrative: 0, patientId: patient.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: admin.id });
   const [shared] = await db().insert(sharedDocuments).values({ patientId: patient.id, title: "Plan", pdfJobId: `${jobId}-staff`, familyJobId: jobId, sharedBy: admin.id }).returning();
   seed.document = shared!.id;
   parentCookie = await signInCookie(parent, true);

@@ -412,7 +412,7 @@ describe("the parent portal", () => {
     // The staff job and its family copy, the file a parent is served (decision 041, stop 38).
     const staffJobId = crypto.randomUUID();
     await db().insert(pdfJobs).values({ id: staffJobId, kind: "plan", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${staffJobId}.pdf`, requestedBy: owner.id });
-    await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: owner.id });
+    await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", narrative: 0, patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: owner.id });
     const [doc] = await db().insert(sharedDocuments).values({ patientId: child.id, title: "Evening plan", pdfJobId: staffJobId, familyJobId: jobId, sharedBy: owner.id, createdAt: evening, updatedAt: evening }).returning();
     const html = await (await request(`/portal/child/${child.id}`, { cookie })).text();
     const signedLine = html.match(new RegExp(`data-testid="signed-consent-${c.id}"[^>]*>([^<]*)`))![1]!;
@@ -557,7 +557,7 @@ describe("the parent portal", () => {
       // The staff job and its family copy, the file a parent is served (decision 041, stop 38).
       const staffJobId = crypto.randomUUID();
       await db().insert(pdfJobs).values({ id: staffJobId, kind: "plan", patientId, bipId: bip.id, status: "done", fileKey: `pdf/${staffJobId}.pdf`, requestedBy: owner.id });
-      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", patientId, bipId: bip.id, status: "done", fileKey: key, requestedBy: owner.id });
+      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", narrative: 0, patientId, bipId: bip.id, status: "done", fileKey: key, requestedBy: owner.id });
       const [doc] = await db()
         .insert(sharedDocuments)
         .values({ patientId, title: "Treatment plan 2026", pdfJobId: staffJobId, familyJobId: jobId, sharedBy: owner.id, revokedAt: revoked ? new Date().toISOString() : null })

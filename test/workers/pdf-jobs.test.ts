@@ -1036,15 +1036,21 @@ describe("what a parent receives through a shared PDF (decision 041, stop 38)", 
       const copy = await settled(doc!.familyJobId!);
       expect(copy).toMatchObject({ status: "done", kind: "plan", audience: "family", patientId: w.patient.id });
       expect(copy.fileKey).not.toBe((await jobRow(job.id)).fileKey);
-    } finally {
+    } catch (e) {
       await setNarrative(false);
+      throw e;
     }
     const [doc] = await familyJobs(job.id);
     const parentCookie = await signInCookie(w.parent, true);
-    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).toContain(`/portal/documents/${doc!.id}`);
-    const file = await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie });
-    expect(file.status).toBe(200);
-    const text = await pdfText(new Uint8Array(await file.arrayBuffer()));
+    let text: string;
+    try {
+      expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).toContain(`/portal/documents/${doc!.id}`);
+      const file = await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie });
+      expect(file.status).toBe(200);
+      text = await pdfText(new Uint8Array(await file.arrayBuffer()));
+    } finally {
+      await setNarrative(false);
+    }
     expect(text).toContain("Tantrums");
     expect(text.includes("Medication change")).toBe(comment);
     expect(text).toContain("Elena");
@@ -1055,6 +1061,95 @@ describe("what a parent receives through a shared PDF (decision 041, stop 38)", 
     const staff = await api(`/v2/pdf-jobs/${job.id}/download`, { token: managerToken });
     const staffText = await pdfText(new Uint8Array(await staff.arrayBuffer()));
     for (const s of ["Medication change", "Elena Moreno", "Dana Whitfield"]) expect(staffText).toContain(s);
+  });
+
+  describe("the narrative setting changes after a plan PDF was shared (stop 42)", () => {
+    let superadmin: string;
+    /** The settings screen's save, as a SUPERADMIN posts it (the other values as the settings tests leave them). */
+    const saveSettings = async (narrative: boolean) => {
+      superadmin ??= await signInCookie(await createUser({ role: "SUPERADMIN" }));
+      const pairs: [string, string][] = [["intent", "save"], ["code_expiry_minutes", "5"], ["idle_minutes", "30"], ["absolute_hours", "12"], ["demo_mode", "true"]];
+      const res = await form("/settings", narrative ? [...pairs, ["portal_show_narrative", "on"]] : pairs, superadmin);
+      expect(res.status).toBe(303);
+      return decodeURIComponent(res.headers.get("Location") ?? "");
+    };
+    async function sharedCopy() {
+      const w = await family();
+      const job = await planJob(w);
+      expect((await settled(job.id)).status).toBe("done");
+      expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+      const [doc] = await familyJobs(job.id);
+      return { w, doc: doc!, copyId: doc!.familyJobId!, parentCookie: await signInCookie(w.parent, true) };
+    }
+    const served = async (s: Awaited<ReturnType<typeof sharedCopy>>) => {
+      const listed = (await (await request(`/portal/child/${s.w.patient.id}`, { cookie: s.parentCookie })).text()).includes(`/portal/documents/${s.doc.id}`);
+      const file = await request(`/portal/documents/${s.doc.id}`, { cookie: s.parentCookie });
+      expect(listed).toBe(file.status === 200);
+      return file.status === 200 ? await pdfText(new Uint8Array(await file.arrayBuffer())) : null;
+    };
+
+    it("turning it off hides a copy made with the chart comments at once, and makes it again without them; turning it on makes it again with them", async () => {
+      await saveSettings(true);
+      try {
+        const s = await sharedCopy();
+        expect(await settled(s.copyId)).toMatchObject({ status: "done", narrative: 1 });
+        expect(await served(s)).toContain("Medication change");
+
+        const audits = (await db().select({ n: count() }).from(auditLog).where(eq(auditLog.entity, "setting")))[0]!.n;
+        const flash = await saveSettings(false);
+        expect(flash).toContain("being made again under the new setting");
+        expect((await db().select({ n: count() }).from(auditLog).where(eq(auditLog.entity, "setting")))[0]!.n).toBe(audits + 1);
+        // Until the copy is made again, the parents are served nothing that holds the comments.
+        const between = await served(s);
+        if (between !== null) expect(between).not.toContain("Medication change");
+        expect(await settled(s.copyId)).toMatchObject({ status: "done", narrative: 0 });
+        const without = await served(s);
+        expect(without).toContain("Tantrums");
+        expect(without).not.toContain("Medication change");
+
+        await saveSettings(true);
+        expect(await settled(s.copyId)).toMatchObject({ status: "done", narrative: 1 });
+        expect(await served(s)).toContain("Medication change");
+      } finally {
+        await saveSettings(false);
+      }
+    });
+
+    // [what the copy recorded at render time, the setting now, whether the parents are served it]
+    it.each<[number | null, boolean, boolean]>([
+      [1, false, false],
+      [1, true, true],
+      [0, false, true],
+      [0, true, true],
+      // A copy made before stop 42 recorded nothing: taken as one with the comments.
+      [null, false, false],
+      [null, true, true],
+    ])("a copy made with narrative %s is served while the setting is %s: %s", async (recorded, shown, expected) => {
+      const s = await sharedCopy();
+      expect((await settled(s.copyId)).status).toBe("done");
+      await db().update(pdfJobs).set({ narrative: recorded }).where(eq(pdfJobs.id, s.copyId));
+      await setNarrative(shown);
+      try {
+        expect((await served(s)) !== null).toBe(expected);
+      } finally {
+        await setNarrative(false);
+      }
+    });
+
+    it("a revoked share's copy is not made again; a settings save that leaves the narrative alone makes nothing", async () => {
+      const s = await sharedCopy();
+      expect(await settled(s.copyId)).toMatchObject({ status: "done", narrative: 0 });
+      const before = await jobRow(s.copyId);
+      expect(await saveSettings(false)).not.toContain("made again");
+      expect(await jobRow(s.copyId)).toEqual(before);
+      await db().update(sharedDocuments).set({ revokedAt: new Date().toISOString() }).where(eq(sharedDocuments.id, s.doc.id));
+      await saveSettings(true);
+      try {
+        expect(await jobRow(s.copyId)).toEqual(before);
+      } finally {
+        await saveSettings(false);
+      }
+    });
   });
 
   it("the family copy is served only once it is done; another family's parent gets 404; a share made before (no family copy) is neither listed nor served", async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE `pdf_jobs` ADD `narrative` integer;
