@@ -218,12 +218,17 @@ export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<
   try {
     await runner.env.PDF_QUEUE.send({ kind: "pdf", jobId });
   } catch {
-    const at = new Date().toISOString();
-    await d1Database(runner.env.DB)
-      .update(pdfJobs)
-      .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
-      .where(and(eq(pdfJobs.id, jobId), eq(pdfJobs.status, "queued")));
+    await markNotQueued(runner, [jobId]);
   }
+}
+
+/** Jobs the queue refused: failed with a message and Retry, rather than 'Please wait…' for ever. */
+async function markNotQueued(runner: JobRunner, jobIds: string[]): Promise<void> {
+  const at = new Date().toISOString();
+  await d1Database(runner.env.DB)
+    .update(pdfJobs)
+    .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
+    .where(and(inArray(pdfJobs.id, jobIds), eq(pdfJobs.status, "queued")));
 }
 
 /** How many messages one queue send carries at most (Cloudflare Queues' sendBatch limit). */
@@ -248,11 +253,7 @@ export async function dispatchPdfJobs(runner: JobRunner, jobIds: string[]): Prom
     try {
       await queue.sendBatch(chunk.map((jobId) => ({ body: { kind: "pdf", jobId } })));
     } catch {
-      const at = new Date().toISOString();
-      await d1Database(runner.env.DB)
-        .update(pdfJobs)
-        .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
-        .where(and(inArray(pdfJobs.id, chunk), eq(pdfJobs.status, "queued")));
+      await markNotQueued(runner, chunk);
     }
   }
 }

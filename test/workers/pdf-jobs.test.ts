@@ -9,6 +9,7 @@ import { formatChartDate } from "~/domain/chart";
 import { todayIn } from "~/domain/note-rules";
 import { weeklyDataRange } from "~/domain/weekly-reports";
 import { getUserActor } from "~/models/actors.server";
+import { updateSettings } from "~/models/settings.server";
 import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestGoalPdf, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfPages, pdfText } from "../support/pdf-text";
@@ -1133,6 +1134,22 @@ describe("what a parent receives through a shared PDF (decision 041, stop 38)", 
         expect((await served(s)) !== null).toBe(expected);
       } finally {
         await setNarrative(false);
+      }
+    });
+
+    it("a queue that refuses the copies made again marks them failed (Retry on the status page), the setting saved", async () => {
+      const s = await sharedCopy();
+      expect(await settled(s.copyId)).toMatchObject({ status: "done", narrative: 0 });
+      const su = await createUser({ role: "SUPERADMIN" });
+      const ctx = { db: db(), actor: (await getUserActor(db(), su.id))!, ip: "127.0.0.1", now: () => new Date() };
+      const refusing = { env: { DB: env.DB, FILES: env.FILES, PDF_QUEUE: { sendBatch: async () => Promise.reject(new Error("queue down")) } as unknown as Queue }, waitUntil: () => undefined };
+      const result = await updateSettings(ctx, refusing, undefined, { code_expiry_minutes: "5", idle_minutes: "30", absolute_hours: "12", demo_mode: "true", portal_show_narrative: "on" });
+      try {
+        expect(result.ok).toBe(true);
+        expect(await jobRow(s.copyId)).toMatchObject({ status: "failed", error: PDF_JOB_MESSAGES.notQueued });
+        expect(await served(s)).toBeNull();
+      } finally {
+        await saveSettings(false);
       }
     });
 
