@@ -72,6 +72,18 @@ export const PermissionList = v.pipe(
   v.transform((xs): Permission[] => normalizePermissions(xs)),
 );
 
+/**
+ * A full update (PUT) of a role must send its permission set: a role is a named permission set (platform §6), and a
+ * body that leaves the list out (or sends null) would otherwise take every holder's access away for a rename. An
+ * explicit `[]` still empties the role. A PATCH without the key keeps the stored set (decision 017, stop 42).
+ */
+export const PERMISSIONS_REQUIRED = "Choose the role's permissions.";
+
+/** Whether a full update's body leaves the permission set out (missing key or null). */
+export function permissionsLeftOut(body: Record<string, unknown>): boolean {
+  return body.permissions === undefined || body.permissions === null;
+}
+
 /** One schema for the role form and the role API. */
 export const RoleInput = v.object({
   // A missing or null name reads as an empty one, so every way of leaving it out says "Name is required."

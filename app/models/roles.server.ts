@@ -2,7 +2,7 @@ import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, normalizePermissions } from "~/domain/permissions";
-import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
+import { isProtectedRole, isReservedRoleName, PERMISSIONS_REQUIRED, permissionsLeftOut, RoleInput } from "~/domain/roles";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
 import { auditTail, auditWho, withAudit } from "~/services/audit.server";
@@ -157,7 +157,9 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   const current = roleJson(stored);
   if (namesNoField(raw, RoleInput)) return nothingToChange();
   const parsed = parseChange(RoleInput, raw, opts.partial ? { name: current.name, permissions: current.permissions } : null);
-  if (!parsed.ok) return invalid(parsed.errors);
+  // A full update names the permission set; the edit screen always does (no box ticked posts `[]`).
+  const leftOut = !opts.partial && permissionsLeftOut(raw) ? { permissions: PERMISSIONS_REQUIRED } : null;
+  if (!parsed.ok || leftOut) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...leftOut });
   const { name, permissions } = parsed.data;
   if (name !== current.name) {
     if (isProtectedRole(current.name)) return invalid({ name: `The ${current.name} role cannot be renamed.` });

@@ -158,6 +158,40 @@ describe("/api/v2/roles", () => {
     expect((await api("/v2/roles/999999", { token })).status).toBe(404);
   });
 
+  it("a full update (v1 and v2 PUT) without permissions answers 422 at permissions and changes nothing; [] still empties, PATCH keeps the set", async () => {
+    const token = await managerToken();
+    const role = await createRole(unique("Keep"), ["manage_roles", "view_clients"]);
+    const holderToken = await apiToken(await holder(role.id));
+    for (const [path, body] of [
+      [`/v2/roles/${role.id}`, { name: `${role.name} R` }],
+      [`/roles/update/${role.id}`, { name: `${role.name} R` }],
+      [`/v2/roles/${role.id}`, { name: `${role.name} R`, permissions: null }],
+      [`/roles/update/${role.id}`, { name: `${role.name} R`, permissions: null, version: 1 }],
+    ] as const) {
+      const res = await api(path, { method: "PUT", token, body });
+      const answer = (await res.json()) as { message?: string; errors?: Record<string, string> };
+      expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(422);
+      expect(answer.message).toBeTruthy();
+      expect(answer.errors?.permissions).toBe("Choose the role's permissions.");
+    }
+    // Other field errors come with it, in one answer.
+    const both = (await (await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: "" } })).json()) as { errors?: Record<string, string> };
+    expect(both.errors).toMatchObject({ name: "Name is required.", permissions: "Choose the role's permissions." });
+    expect(await row(role.id)).toMatchObject({ name: role.name, version: 1 });
+    expect(await stored(role.id)).toEqual(["manage_roles", "view_clients"]);
+    // The holder keeps the role's access.
+    expect((await api("/v2/roles", { token: holderToken })).status).toBe(200);
+    // A PATCH without the key renames and keeps the set.
+    const patched = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { name: `${role.name} P` } });
+    expect(patched.status).toBe(200);
+    expect(await stored(role.id)).toEqual(["manage_roles", "view_clients"]);
+    // An explicit empty list still empties the role, on purpose.
+    const emptied = await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: `${role.name} P`, permissions: [] } });
+    expect(emptied.status).toBe(200);
+    expect(await stored(role.id)).toEqual([]);
+    expect((await api("/v2/roles", { token: holderToken })).status).toBe(403);
+  });
+
   it("DELETE is refused while users hold the role, and removes a free role", async () => {
     const token = await managerToken();
     const held = await createRole(unique("Held"), []);
