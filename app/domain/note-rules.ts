@@ -351,6 +351,23 @@ export function contentSentTwiceErrors(raw: Record<string, unknown>): Record<str
   return field ? { [field]: NOTE_MESSAGES.contentSentTwice(field) } : null;
 }
 
+/**
+ * A note read and sent back with one of its two summaries edited (decision 025, stop 42). The answer carries the
+ * summary as `summary_note` and as `content.summary_note`; when an update's body sends both with different values and
+ * one of them is the stored summary, that one is the copy the client read and the other is its edit: the body is read
+ * with the edit in both places. Two copies that both differ from the stored summary stay refused
+ * (contentSentTwiceErrors), as does any other content field sent both ways: the answer never carries those twice.
+ */
+export function withEditedSummary(raw: Record<string, unknown>, storedSummary: string | null): Record<string, unknown> {
+  const nested = raw.content;
+  if (!isPlainObject(nested) || raw.summary_note === undefined || nested.summary_note === undefined) return raw;
+  const [top, inner, was] = [raw.summary_note, nested.summary_note, storedSummary].map((x) => JSON.stringify(x));
+  if (top === inner) return raw;
+  if (inner === was) return { ...raw, content: { ...nested, summary_note: raw.summary_note } };
+  if (top === was) return { ...raw, summary_note: nested.summary_note };
+  return raw;
+}
+
 const NoteSummaryBounds = v.object({ content: v.optional(plainObject(NoteContentSchema), {}) });
 
 /**

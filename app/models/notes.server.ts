@@ -29,6 +29,7 @@ import {
   NoteModifier,
   noteBodyInput,
   contentSentTwiceErrors,
+  withEditedSummary,
   posRefusal,
   scanWindow,
   storedPairs,
@@ -1325,11 +1326,13 @@ function namedNoteKeys(raw: Record<string, unknown>): Record<string, unknown> {
  * changes only as an amendment: it needs a reason, and the version it replaces is kept in note_versions
  * (in the same batch). The client of a note cannot change.
  */
-export async function updateNote(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>, opts: UpdateNoteOptions): Promise<ModelResult<NoteJson>> {
+export async function updateNote(ctx: ModelContext, type: NoteType, id: number, body: Record<string, unknown>, opts: UpdateNoteOptions): Promise<ModelResult<NoteJson>> {
   const db = primaryOf(ctx.db);
   const found = await findNote(ctx, type, id, db);
   if (!found) return notFound("Note");
   const current = found.note;
+  // A read sent back with one of its two summaries edited saves the edit (decision 025, stop 42).
+  const raw = withEditedSummary(body, current.summary_note);
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
   if (namesNoField(namedNoteKeys(raw), [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();

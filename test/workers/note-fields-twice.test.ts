@@ -9,7 +9,8 @@ import { api, apiToken, createLocation, createPatient, createUser, db } from "./
  * A note's answer carries the session summary twice, as `summary_note` and as `content.summary_note` (probe 8941 §3,
  * stop 31). A body that sends a content field both ways with different values is refused at that field with nothing
  * written, instead of the top-level one being dropped under a 200 "Note updated."; the same value both ways, or one
- * form alone, saves as before. Every note type, v1 and v2, create, PUT and PATCH.
+ * form alone, saves as before. An update whose one summary is the stored one saves the other, its edit (stop 42).
+ * Every note type, v1 and v2, create, PUT and PATCH.
  */
 
 const today = () => todayIn(new Date(), "America/New_York");
@@ -70,11 +71,24 @@ describe("the fields a note's answer carries twice", () => {
 describe.each(WRITES)("%s note, %s %s", (type, method, pattern) => {
   const path = (id: number) => pattern.replace("{id}", String(id));
 
-  it("a read sent back with only the top-level summary changed is 422 at summary_note, nothing written", async () => {
+  it.each(["top level", "content"])("a read sent back with only the summary in %s changed saves the edit (decision 025, stop 42)", async (where) => {
     const s = await scene(type);
     const before = await stored(s.id);
     const read = (await call(s.token, "GET", `${V2[type]}/${s.id}`)).json.data as Record<string, any>;
-    const r = await call(s.token, method, path(s.id), { ...read, summary_note: "After" });
+    const { history: _h, ...back } = read;
+    const b = where === "top level" ? { ...back, summary_note: "After" } : { ...back, content: { ...back.content, summary_note: "After" } };
+    const r = await call(s.token, method, path(s.id), b);
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.data).toMatchObject({ summary_note: "After", content: { summary_note: "After" } });
+    expect(await stored(s.id)).toEqual({ summary: "After", participants: "Mother", version: before.version + 1 });
+  });
+
+  it("two different summaries, neither of them the stored one, are 422 at summary_note, nothing written", async () => {
+    const s = await scene(type);
+    const before = await stored(s.id);
+    const read = (await call(s.token, "GET", `${V2[type]}/${s.id}`)).json.data as Record<string, any>;
+    const { history: _h, ...back } = read;
+    const r = await call(s.token, method, path(s.id), { ...back, summary_note: "One", content: { ...back.content, summary_note: "Two" } });
     expect(r.status, JSON.stringify(r.json)).toBe(422);
     expect(r.json.errors).toEqual({ summary_note: NOTE_MESSAGES.contentSentTwice("summary_note") });
     expect(await stored(s.id)).toEqual(before);
