@@ -765,7 +765,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
     // A failed send is not revealed to the caller (decision 016) but recorded for administrators (decision 005).
     app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch(async (e: unknown) => {
       console.warn("password reset email failed; recording the failure", e);
-      await recordEmailFailure(app.env, { kind: "password_reset_code", account: { type: principal.type, id: principal.id } }, "reset").catch((r: unknown) =>
+      await recordEmailFailure(app.env, { kind: "password_reset_code", account: { type: principal.type, id: principal.id } }, { via: "reset", who: anonymous(app.ip) }).catch((r: unknown) =>
         console.error("could not record a failed password reset email", r),
       );
     }),
@@ -864,7 +864,7 @@ export async function setPassword(
     ...(change.keep ? [change.keep()] : []),
   ]);
   const who = await getPrincipalById(app.db, principal.type, principal.id);
-  if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"), { kind: "password_changed", account: principal });
+  if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"), { kind: "password_changed", account: principal }, change.who);
 }
 
 /* ---------------------------------------------------------------- first-run registration */

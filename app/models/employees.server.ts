@@ -716,7 +716,7 @@ export async function updateEmployee(
     if (/UNIQUE constraint failed: users\.email/i.test(text)) return invalid({ email: DUPLICATE_EMAIL });
     throw e;
   }
-  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name), { kind: "email_changed", account: { type: "user", id } });
+  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name), { kind: "email_changed", account: { type: "user", id } }, who(ctx));
   return ok(saved ? toEmployee(ctx, saved) : (await getEmployee(ctx, id))!, withCancelledCount("Employee updated.", cancelled));
 }
 
@@ -788,7 +788,7 @@ export async function changeOwnEmail(ctx: ModelContext, app: Pick<AppContext, "e
     if (/UNIQUE constraint failed: users\.email/i.test(errorText(e))) return invalid({ email: DUPLICATE_EMAIL });
     throw e;
   }
-  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name), { kind: "email_changed", account: { type: "user", id } });
+  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name), { kind: "email_changed", account: { type: "user", id } }, who(ctx));
   return ok(null, AUTH_MESSAGES.ownEmailChanged);
 }
 

@@ -379,8 +379,8 @@ export async function updateParent(
   const saved = after ? toJson(after) : await findParent(ctx, id);
   if (!rows[0]) return conflict(saved ?? current);
   const account = { type: "parent", id } as const;
-  if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account });
-  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name), { kind: "email_changed", account });
+  if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account }, who(ctx));
+  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name), { kind: "email_changed", account }, who(ctx));
   return ok(saved!, "Parent updated.");
 }
 
@@ -413,7 +413,7 @@ export async function changeOwnParentEmail(ctx: ModelContext, app: Pick<AppConte
     if (/UNIQUE constraint failed: parents\.email/i.test(errorText(e))) return invalid({ email: EMAIL_IN_USE });
     throw e;
   }
-  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name), { kind: "email_changed", account: { type: "parent", id } });
+  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name), { kind: "email_changed", account: { type: "parent", id } }, who(ctx));
   return ok(null, AUTH_MESSAGES.ownEmailChanged);
 }
 
@@ -477,6 +477,6 @@ export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext,
     bumpListVersion(ctx.db, PARENTS),
     ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
   ]);
-  await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account: { type: "parent", id } });
+  await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"), { kind: "password_changed", account: { type: "parent", id } }, who(ctx));
   return ok(null, "Password set. The parent has been signed out everywhere.");
 }

@@ -27,7 +27,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const id = requireId(params.id, "Ticket");
   const values = formValues(await request.formData());
-  const result = await withFormVersion(values.version, (version) => updateTicket(modelContextFor(context, actor), id, values, { partial: false, version, notice: ticketNotice(request, context.app) }));
+  const result = await withFormVersion(values.version, (version) => updateTicket(modelContextFor(context, actor), id, values, { partial: false, version, notice: ticketNotice(request, context.app, actor) }));
   return formResult(result, values, (t) => `/tickets/view/${t.id}`);
 }
 

@@ -70,14 +70,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const back = () => `/tickets/view/${id}`;
   switch (values.intent) {
     case "respond":
-      return formResult(await withFormVersion(values.version, (version) => respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app), formToken: typeof values.form_token === "string" ? values.form_token : null })), values, back);
+      return formResult(await withFormVersion(values.version, (version) => respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app, actor), formToken: typeof values.form_token === "string" ? values.form_token : null })), values, back);
     case "close":
       return formResult(await withFormVersion(values.version, (version) => setTicketClosed(ctx, id, true, version)), values, back);
     case "reopen":
       return formResult(await withFormVersion(values.version, (version) => setTicketClosed(ctx, id, false, version)), values, back);
     case "assign":
       // Only the assignee is sent: the ticket's other fields stay as stored (PATCH semantics).
-      return formResult(await withFormVersion(values.version, (version) => updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version, notice: ticketNotice(request, context.app) })), values, back);
+      return formResult(await withFormVersion(values.version, (version) => updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version, notice: ticketNotice(request, context.app, actor) })), values, back);
     default:
       if (!(await viewTicket(ctx, id, 1, { markRead: false }))) throw notFound("Ticket not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });

@@ -1,6 +1,6 @@
 import { d1Database } from "~/db/client.server";
 import type { PrincipalType } from "~/models/actors.server";
-import { withAudit } from "./audit.server";
+import { withAudit, type AuditWho } from "./audit.server";
 import type { AppContext } from "./context.server";
 import type { Email } from "./email.server";
 
@@ -32,19 +32,25 @@ export const EMAIL_QUEUE_MAX_RETRIES = 5;
 /** Where a send failed for good: the queue's last retry, the inline send (no queue), or a password reset's code. */
 export type EmailFailedVia = "queue" | "inline" | "reset";
 
-const SYSTEM = { actor: { kind: "system", id: null }, ip: "email" } as const;
+/**
+ * Who a failure on the email queue is recorded as: the system, at the address "email queue" (the logs report says
+ * "System (email queue)"). A send that fails during a request is recorded as that request's actor and IP instead.
+ */
+export const EMAIL_QUEUE_WHO: AuditWho = { actor: { kind: "system", id: null }, ip: "email queue" };
 
 /**
  * Records an email that could not be sent (decision 005): one audit row, action `email_failed`, on the recipient's
  * account (entity employee or parent, its id), the email's kind and the path in `detail` — never its text or address.
+ * `who` is whoever caused the send: the request's actor and IP for a send during a request (an anonymous password
+ * reset stays anonymous, with its IP), EMAIL_QUEUE_WHO for the queue's last retry (decision 005, stop 42).
  * Administrators of every location see it in the logs report. Throws when the row cannot be written.
  */
-export async function recordEmailFailure(env: Pick<Env, "DB">, about: EmailAbout | undefined, via: EmailFailedVia): Promise<void> {
+export async function recordEmailFailure(env: Pick<Env, "DB">, about: EmailAbout | undefined, failure: { via: "queue" } | { via: "inline" | "reset"; who: AuditWho }): Promise<void> {
   const account = about?.account ?? null;
   await withAudit(
     d1Database(env.DB),
-    SYSTEM,
-    { action: "email_failed", entity: account?.type === "parent" ? "parent" : account ? "employee" : "email", entityId: account?.id ?? null, detail: { email: about?.kind ?? "unknown", via } },
+    failure.via === "queue" ? EMAIL_QUEUE_WHO : failure.who,
+    { action: "email_failed", entity: account?.type === "parent" ? "parent" : account ? "employee" : "email", entityId: account?.id ?? null, detail: { email: about?.kind ?? "unknown", via: failure.via } },
     () => [] as [],
   );
 }
@@ -53,9 +59,10 @@ export async function recordEmailFailure(env: Pick<Env, "DB">, about: EmailAbout
  * Queues an email sent after a change that is already done (a security notice, a ticket's answer): it never throws, so
  * the change answers its success. Without a queue binding (or when the queue refuses the message) the email is sent
  * inline; a send that fails there is recorded (recordEmailFailure) instead of turning the finished change into an
- * error. A queued email that fails is retried by the consumer and recorded after its last retry.
+ * error. A queued email that fails is retried by the consumer and recorded after its last retry. `who` is the
+ * request's actor and IP, for the record of an inline send that fails.
  */
-export async function enqueueEmail(app: Pick<AppContext, "env" | "email">, email: Email, about: EmailAbout): Promise<void> {
+export async function enqueueEmail(app: Pick<AppContext, "env" | "email">, email: Email, about: EmailAbout, who: AuditWho): Promise<void> {
   const key = crypto.randomUUID();
   if (app.env.EMAIL_QUEUE) {
     try {
@@ -69,7 +76,7 @@ export async function enqueueEmail(app: Pick<AppContext, "env" | "email">, email
     await app.email.send(email, { idempotencyKey: key });
   } catch (e) {
     console.warn(`${about.kind} email failed; recording the failure`, e);
-    await recordEmailFailure(app.env, about, "inline").catch((r: unknown) => console.error("could not record a failed email", r));
+    await recordEmailFailure(app.env, about, { via: "inline", who }).catch((r: unknown) => console.error("could not record a failed email", r));
   }
 }
 

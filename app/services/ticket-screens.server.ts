@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { TICKET_FILTER_NAMES, TicketFilters, ticketListAddress, type TicketFilters as Filters } from "~/domain/tickets";
 import { parseWith } from "~/domain/validation";
 import type { TicketNotice } from "~/models/tickets.server";
+import type { AuditWho } from "./audit.server";
 import type { AppContext } from "./context.server";
 import { listQueryFrom } from "./forms.server";
 import { appAddress } from "./email.server";
@@ -27,6 +28,6 @@ export function ticketListQuery(request: Request) {
  * How a screen tells someone about a ticket (the requester of an answer, the staff member it was assigned
  * to): the email queue, with a link on this app's configured address (appAddress, decision 005).
  */
-export function ticketNotice(request: Request, app: AppContext): TicketNotice {
-  return { send: (email, about) => enqueueEmail(app, email, about), origin: appAddress(app.env, request.url) };
+export function ticketNotice(request: Request, app: AppContext, actor: AuditWho["actor"]): TicketNotice {
+  return { send: (email, about) => enqueueEmail(app, email, about, { actor, ip: app.ip }), origin: appAddress(app.env, request.url) };
 }

@@ -91,6 +91,15 @@ describe("states", () => {
     expect(actorText({ actor_type: "anonymous", actor_id: null, actor_name: null })).toBe("Anonymous");
     expect(actorText({ actor_type: "parent", actor_id: 4, actor_name: "Pat Parent" })).toBe("Pat Parent (parent)");
   });
+
+  it.each([
+    ["email queue", "System (email queue)"],
+    ["email", "System (email)"],
+    ["cron", "System (scheduled)"],
+    [null, "System (scheduled)"],
+  ])("a system row at %s reads %s", (ip, label) => {
+    expect(actorText({ actor_type: "system", actor_id: null, actor_name: null, ip })).toBe(label);
+  });
 });
 
 describe("a report's row in the CSV comes from the screen's columns", () => {

@@ -6,17 +6,19 @@ import { requestPasswordReset } from "~/models/auth.server";
 import { appAddress, EmailSendError, type EmailSender } from "~/services/email.server";
 import { EMAIL_QUEUE_MAX_RETRIES, securityNotice } from "~/services/jobs.server";
 import worker from "../../workers/app";
-import { apiToken, BASE, createLocation, createUser, db, lastEmail, type TestUser } from "./helpers";
+import { apiToken, BASE, createLocation, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * An email that cannot be sent after a change is done (decision 005, stop 41): the change answers its success, and the
  * failure is recorded for administrators (an `email_failed` audit row naming the email's kind and the recipient's
  * account, never its text), whether the email went through the queue (after its last retry) or inline (no queue).
+ * A failure during a request is recorded as that request's actor and address; the queue's as the system (stop 42).
  */
 
 let admin: TestUser;
 let requester: TestUser;
 let adminToken: string;
+let adminCookie: string;
 let requesterToken: string;
 
 beforeAll(async () => {
@@ -24,10 +26,23 @@ beforeAll(async () => {
   admin = await createUser({ role: "ADMIN", locations: [A] });
   requester = await createUser({ permissions: [], locations: [A], name: "Rita" });
   adminToken = await apiToken(admin);
+  adminCookie = await signInCookie(admin);
   requesterToken = await apiToken(requester);
 });
 
 afterEach(() => vi.restoreAllMocks());
+
+/** The logs report's row (a table row, or a CSV line) of `action` that holds `text`, as an administrator sees it. */
+async function logsLine(cookie: string, action: string, text: string, as: "html" | "csv"): Promise<string> {
+  const path = as === "html" ? `/reports/logs?action=${action}&per_page=100` : `/reports/logs/export.csv?action=${action}`;
+  const res = await request(path, { cookie });
+  expect(res.status).toBe(200);
+  const body = await res.text();
+  const lines = as === "html" ? (body.match(/<tr[\s\S]*?<\/tr>/g) ?? []) : body.split("\n");
+  const found = lines.filter((l) => l.includes(text));
+  expect(found, `${as}: ${text}`).toHaveLength(1);
+  return found[0]!;
+}
 
 /** Resend answering 503 to every call (an outage); the calls it received. */
 function resendDown() {
@@ -96,8 +111,10 @@ describe("the email queue's last retry", () => {
     expect(result.retryMessages).toEqual([]);
     const [row, ...more] = await failures("employee", requester.id);
     expect(more).toEqual([]);
-    expect(row).toMatchObject({ actorType: "system", actorId: null, patientId: null });
+    expect(row).toMatchObject({ actorType: "system", actorId: null, patientId: null, ip: "email queue" });
     expect(JSON.parse(row!.detail!)).toEqual({ email: "password_changed", via: "queue" });
+    // The logs report says the email queue failed it (decision 005, stop 42).
+    expect(await logsLine(adminCookie, `email_failed`, "email queue", "html")).toContain("System (email queue)");
     expect(row!.detail).not.toContain(requester.email);
     // Every delivery of the message carried the same idempotency key, so Resend sends the email once at most.
     expect(calls.map((c) => c.headers.get("Idempotency-Key"))).toEqual(["job-key-1", "job-key-1", "job-key-1"]);
@@ -108,8 +125,10 @@ describe("without a queue binding, a failed email does not undo the answer of a 
   it("an administrator's password change answers 200, the password is changed, the notice's failure is recorded", async () => {
     const target = await createUser({ permissions: [], name: "Pat" });
     resendDown();
+    const body = json(adminToken, { new_password: "A-new-pass-2026!x", new_password_confirmation: "A-new-pass-2026!x" });
     const res = await fetchWith({ EMAIL_QUEUE: undefined, RESEND_API_KEY: "re_test" }, `${BASE}/api/v2/users/${target.id}/change-password`, {
-      ...json(adminToken, { new_password: "A-new-pass-2026!x", new_password_confirmation: "A-new-pass-2026!x" }),
+      ...body,
+      headers: { ...body.headers, "CF-Connecting-IP": "203.0.113.7" },
       method: "PATCH",
     });
     expect(res.status).toBe(200);
@@ -118,6 +137,8 @@ describe("without a queue binding, a failed email does not undo the answer of a 
     expect(login.status).toBe(200);
     const [row] = await failures("employee", target.id);
     expect(JSON.parse(row!.detail!)).toEqual({ email: "password_changed", via: "inline" });
+    // The failure is the request's: its actor (the administrator) and its address, not the system's (stop 42).
+    expect(row).toMatchObject({ actorType: "user", actorId: admin.id, ip: "203.0.113.7" });
   });
 
   it("a ticket response answers 201 and is stored; the requester's failed email is recorded", async () => {
@@ -163,6 +184,30 @@ describe("links in emails use the app's configured address (decision 005)", () =
 });
 
 describe("a password reset code that cannot be sent", () => {
+  it("is recorded as the anonymous request it came from, with its address, and the logs report (screen and CSV) says so", async () => {
+    const user = await createUser({ permissions: [] });
+    resendDown();
+    const res = await fetchWith({ EMAIL_QUEUE: undefined, RESEND_API_KEY: "re_test" }, `${BASE}/api/password-reset/request`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "CF-Connecting-IP": "198.51.100.23" },
+      body: JSON.stringify({ email: user.email }),
+    });
+    expect(res.status).toBe(200);
+    vi.restoreAllMocks();
+    const [row, ...more] = await failures("employee", user.id);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({ actorType: "anonymous", actorId: null, ip: "198.51.100.23" });
+    expect(JSON.parse(row!.detail!)).toEqual({ email: "password_reset_code", via: "reset" });
+    const line = await logsLine(adminCookie, "email_failed", "198.51.100.23", "html");
+    expect(line).toContain("Anonymous");
+    expect(line).toContain(`employee #${user.id}`);
+    expect(line).not.toContain("System");
+    const csv = await logsLine(adminCookie, "email_failed", "198.51.100.23", "csv");
+    expect(csv).toContain("Anonymous");
+    expect(csv).not.toContain("System");
+  });
+
+
   it("answers as always and records the failure for administrators", async () => {
     const user = await createUser({ permissions: [] });
     const failing: EmailSender = { name: "resend", send: async () => Promise.reject(new EmailSendError("down")) };

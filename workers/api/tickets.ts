@@ -108,7 +108,7 @@ export const ticketsV2 = new Hono<AppEnv>()
 /** How a call tells someone about a ticket (an answer's requester, a new assignee): the email queue, a link on the app's configured address (decision 005). */
 function notice(c: Context<AppEnv>): TicketNotice {
   const app = c.var.app;
-  return { send: (email, about) => enqueueEmail(app, email, about), origin: appAddress(app.env, c.req.url) };
+  return { send: (email, about) => enqueueEmail(app, email, about, { actor: c.var.actor, ip: app.ip }), origin: appAddress(app.env, c.req.url) };
 }
 
 async function update(c: Context<AppEnv>, partial: boolean) {

@@ -57,7 +57,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: 
     } catch (e) {
       if (message.attempts > EMAIL_QUEUE_MAX_RETRIES) {
         try {
-          await recordEmailFailure(env, job.about, "queue");
+          await recordEmailFailure(env, job.about, { via: "queue" });
           console.warn(`queue ${batch.queue}: send failed for ${message.id} after ${message.attempts} attempts; recorded`, e);
           message.ack();
         } catch (r) {

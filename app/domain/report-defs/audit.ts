@@ -28,8 +28,13 @@ export function auditTime(at: string): string {
   return `${at.slice(0, 10)} ${at.slice(11, 19)} UTC`;
 }
 
-export function actorText(r: Pick<AuditReportRow, "actor_type" | "actor_id" | "actor_name">): string {
-  if (r.actor_type === "system") return "System (scheduled)";
+/**
+ * Who a row names, in words. The system's rows say what ran: the email queue's last retry ("email queue", decision
+ * 005, stop 42), a failed email recorded before stop 42 ("email": the queue or a send during a request, which was
+ * not told apart then), or the scheduled work (PDF expiry, "cron").
+ */
+export function actorText(r: Pick<AuditReportRow, "actor_type" | "actor_id" | "actor_name"> & { ip?: string | null }): string {
+  if (r.actor_type === "system") return r.ip === "email queue" ? "System (email queue)" : r.ip === "email" ? "System (email)" : "System (scheduled)";
   if (r.actor_type === "anonymous" || r.actor_id == null) return "Anonymous";
   const who = r.actor_name?.trim() || `#${r.actor_id}`;
   return r.actor_type === "parent" ? `${who} (parent)` : who;
