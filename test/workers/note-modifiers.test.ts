@@ -274,3 +274,57 @@ describe("the note view's Change modifiers form carries the note's version (deci
     expect(await stored(n.id)).toMatchObject({ md: "HM", md2: null, md3: "XE" });
   });
 });
+
+describe("a refused Change modifiers keeps the codes chosen, its message beside the select it names (JavaScript on or off: the view hydrates nothing)", () => {
+  /** The modifiers form of a view's HTML: each select's selected code ("" for None), aria attributes and the error beside it. */
+  function modifiersForm(html: string) {
+    const form = /<form[^>]*aria-label="Change modifiers"[^>]*>([\s\S]*?)<\/form>/.exec(html.replaceAll("<!-- -->", ""))?.[1] ?? "";
+    const field = (k: string) => {
+      const block = new RegExp(`<div><label for="f-${k}">[\\s\\S]*?</select>(<p[^>]*>[^<]*</p>)?</div>`).exec(form)?.[0] ?? "";
+      const select = /<select[^>]*>/.exec(block)?.[0] ?? "";
+      return {
+        selected: /<option value="([^"]*)" selected="">/.exec(block)?.[1] ?? "",
+        invalid: select.includes('aria-invalid="true"'),
+        describedBy: /aria-describedby="([^"]*)"/.exec(select)?.[1] ?? null,
+        error: new RegExp(`<p id="f-${k}-error" class="field-error" role="alert">([^<]*)</p>`).exec(block)?.[1] ?? null,
+      };
+    };
+    return { md: field("md"), md2: field("md2"), md3: field("md3"), form };
+  }
+
+  it.each([
+    ["a repeat (RBT note with HM, HM chosen as Modifier 3)", "rbt", { md: "HM" }, { md: "HM", md2: "", md3: "HM" }, "md3", twice("HM")],
+    ["a repeat as Modifier 2", "rbt", { md: "HM" }, { md: "HM", md2: "HM", md3: "" }, "md2", twice("HM")],
+    ["a misfit (HM on a BCBA note)", "bcba", { md: "XE" }, { md: "XE", md2: "HM", md3: "GT" }, "md2", HM_ON_BCBA],
+    ["the codes the note has", "rbt", { md: "HM", md2: "XE" }, { md: "HM", md2: "XE", md3: "" }, "md", "Nothing to change: the note already has these modifiers."],
+  ] as const)("422 on %s: the selects show the codes sent, the failing one invalid and described by the message beside it", async (_label, type, mods, sent, field, message) => {
+    const n = await note(type, mods);
+    const was = await stored(n.id);
+    const res = await form(`/note-${type}/view/${n.id}`, { intent: "modifiers", version: String(was.version), ...sent }, manager.cookie);
+    expect(res.status).toBe(422);
+    const page = modifiersForm(await res.text());
+    expect({ md: page.md.selected, md2: page.md2.selected, md3: page.md3.selected }).toEqual(sent);
+    for (const k of ["md", "md2", "md3"] as const) {
+      expect(page[k].invalid).toBe(k === field);
+      expect(page[k].describedBy).toBe(k === field ? `f-${k}-error` : null);
+      expect(page[k].error).toBe(k === field ? message : null);
+    }
+    // The message is said once, beside its select (not again under the button).
+    expect(page.form.split(message).length - 1).toBe(1);
+    expect(await stored(n.id)).toEqual(was);
+  });
+
+  it("409 (a form opened before another save): the stored codes with the stored version, and the whole choice listed, a code taken away as None", async () => {
+    const n = await note("rbt", { md: "HM", md2: "XE" });
+    const opened = (await stored(n.id)).version;
+    expect((await api(`/note_rbt/update/modifier/${n.id}`, { method: "PUT", token: manager.token, body: { md3: "GT" } })).status).toBe(200);
+    const res = await form(`/note-rbt/view/${n.id}`, { intent: "modifiers", version: String(opened), md: "HM", md2: "", md3: "TS" }, manager.cookie);
+    expect(res.status).toBe(409);
+    const html = (await res.text()).replaceAll("<!-- -->", "");
+    const page = modifiersForm(html);
+    expect({ md: page.md.selected, md2: page.md2.selected, md3: page.md3.selected }).toEqual({ md: "HM", md2: "XE", md3: "GT" });
+    expect(html).toContain(`The modifiers below show what is stored now (version ${opened + 1}).`);
+    const listed = /<summary>Your changes that were not saved<\/summary>([\s\S]*?)<\/details>/.exec(html)?.[1] ?? "";
+    expect([...listed.matchAll(/<dt>([^<]*)<\/dt><dd[^>]*>([^<]*)<\/dd>/g)].map((m) => `${m[1]}: ${m[2]}`)).toEqual(["Modifier 2: None", "Modifier 3: TS"]);
+  });
+});

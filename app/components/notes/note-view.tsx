@@ -1,7 +1,7 @@
 import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
-import { modifierChoicesFor } from "~/domain/insurance";
+import { MODIFIERS, modifierChoicesFor, modifierInfo } from "~/domain/insurance";
 import { posText } from "~/domain/locations";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { zonedDate } from "~/domain/time";
@@ -10,7 +10,7 @@ import { DELETE_CONFIRMED } from "~/domain/validation";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
-import { Field, FormMessage } from "../ui/field";
+import { Field, FormMessage, describedBy } from "../ui/field";
 import { StaleNotice } from "../ui/stale-notice";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
 import { DataTable, type Column } from "~/components/ui/data-list";
@@ -50,6 +50,23 @@ export interface NoteViewProps {
   countersign: { name: string; today: string } | null;
   /** localStorage keys of this note's form drafts, cleared after a successful save (decision 025). */
   clearDrafts: string[];
+}
+
+const MODIFIER_FIELDS = ["md", "md2", "md3"] as const;
+type ModifierField = (typeof MODIFIER_FIELDS)[number];
+
+/** A sent modifier as its select's option names it (codes are stored in capitals). */
+const shownCode = (sent: string | undefined) => (sent ? (modifierInfo(sent)?.code ?? sent.trim()) : "");
+
+/**
+ * A modifier select's codes: those that fit the note and its stored code (modifierChoicesFor), and the code a refused
+ * change sent when it is not among them (a misfit, or a code the table does not have), so the select shows it.
+ */
+function modifierOptions(type: NoteJson["type"], stored: string | null, shown: string): { code: string; meaning: string }[] {
+  const choices = modifierChoicesFor(type, stored);
+  if (!shown || choices.some((m) => m.code === shown)) return choices;
+  const sent = modifierInfo(shown);
+  return sent ? MODIFIERS.filter((m) => m === sent || choices.includes(m)) : [...choices, { code: shown, meaning: "" }];
 }
 
 const text = (v: unknown) => (v === null || v === undefined || v === "" ? "—" : String(v));
@@ -195,6 +212,10 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
   const statusError = error?.intent === "status" ? error : null;
   const modifierError = error?.intent === "modifiers" ? error : null;
   const countersignError = error?.intent === "countersign" ? error : null;
+  // A refused change (422) shows the codes the user sent, so the message is about what the form shows; a stale one
+  // (409) shows the stored codes with the stored version, the codes sent listed beside them (decision 030).
+  const sentModifiers = modifierError && !modifierError.conflict ? modifierError.values : undefined;
+  const shownModifiers = Object.fromEntries(MODIFIER_FIELDS.map((k) => [k, sentModifiers ? shownCode(sentModifiers[k]) : (note[k] ?? "")])) as Record<ModifierField, string>;
   // A refusal on another field shows the form again with the drawing made (decision 040's rule); a drawing refused itself starts empty.
   const postedDrawing = countersignError?.values?.supervisor_signature;
   const drawn = !countersignError?.errors.supervisor_signature && typeof postedDrawing === "string" && isSignatureImage(postedDrawing) ? postedDrawing : "";
@@ -314,19 +335,28 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
             <input type="hidden" name="intent" value="modifiers" />
             {/* The version the codes shown were read with: a form opened before another save of the note is refused (409). */}
             <input type="hidden" name="version" value={note.version} />
-            {(["md", "md2", "md3"] as const).map((k, i) => (
-              <span key={k}>
-                <label htmlFor={`f-${k}`}>Modifier {i + 1}</label>{" "}
-                <select id={`f-${k}`} name={k} defaultValue={note[k] ?? ""} aria-invalid={modifierError?.errors[k] ? true : undefined}>
-                  <option value="">None</option>
-                  {modifierChoicesFor(note.type, note[k]).map((m) => (
-                    <option key={m.code} value={m.code}>
-                      {m.code} — {m.meaning}
-                    </option>
-                  ))}
-                </select>
-              </span>
-            ))}
+            {MODIFIER_FIELDS.map((k, i) => {
+              const fieldError = modifierError?.errors[k];
+              const errorId = `f-${k}-error`;
+              return (
+                <div key={k}>
+                  <label htmlFor={`f-${k}`}>Modifier {i + 1}</label>{" "}
+                  <select id={`f-${k}`} name={k} defaultValue={shownModifiers[k]} aria-invalid={fieldError ? true : undefined} aria-errormessage={fieldError ? errorId : undefined} aria-describedby={describedBy(fieldError && errorId)}>
+                    <option value="">None</option>
+                    {modifierOptions(note.type, note[k], shownModifiers[k]).map((m) => (
+                      <option key={m.code} value={m.code}>
+                        {m.meaning ? `${m.code} — ${m.meaning}` : m.code}
+                      </option>
+                    ))}
+                  </select>
+                  {fieldError ? (
+                    <p id={errorId} className="field-error" role="alert">
+                      {fieldError}
+                    </p>
+                  ) : null}
+                </div>
+              );
+            })}
             <button className="btn" type="submit" data-pending="Saving…">
               Save modifiers
             </button>
@@ -335,13 +365,15 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
                 message={modifierError.message}
                 version={note.version}
                 shownBy="The modifiers below show"
-                unsaved={modifierError.values ?? null}
-                stored={{ md: note.md ?? "", md2: note.md2 ?? "", md3: note.md3 ?? "" }}
+                // "None" named as the select names it, so a code the user took away is listed too.
+                unsaved={modifierError.values ? Object.fromEntries(MODIFIER_FIELDS.map((k) => [k, shownCode(modifierError.values?.[k]) || "None"])) : null}
+                stored={Object.fromEntries(MODIFIER_FIELDS.map((k) => [k, note[k] || "None"]))}
                 labels={{ md: "Modifier 1", md2: "Modifier 2", md3: "Modifier 3" }}
               />
-            ) : modifierError ? (
+            ) : modifierError && !MODIFIER_FIELDS.some((k) => modifierError.errors[k]) ? (
+              // A refusal that names none of the three selects (the form's version, say): under the button.
               <p className="field-error" role="alert">
-                {modifierError.message}
+                {modifierError.errors.version ?? modifierError.message}
               </p>
             ) : null}
           </Form>
