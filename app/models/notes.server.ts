@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
+import { auditLog, bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -1307,6 +1307,12 @@ export interface UpdateNoteOptions {
    * its full save keeps the stored ones instead of dropping them (stop 25).
    */
   keepSpecContent?: boolean;
+  /**
+   * The note form's save (decision 025): a post on the version just before the stored one, when that stored version
+   * is this user's own save of what this post would write (a form sent twice: a double click without JavaScript),
+   * answers as that save did and writes nothing, instead of 409. Anything else on an older version stays 409.
+   */
+  resend?: boolean;
 }
 
 /**
@@ -1319,6 +1325,31 @@ function namedNoteKeys(raw: Record<string, unknown>): Record<string, unknown> {
   if (!isPlainObject(content)) return raw;
   const { content: _content, ...rest } = raw;
   return { ...rest, ...content };
+}
+
+/**
+ * The answer of the save that wrote the note's `version` when it was this actor's own edit or amendment (its audit
+ * row names the version it wrote; an amendment also its reason, which the resend must repeat): "Note updated." or
+ * "Note amended…". Null for any other writer or write (a status, modifiers, another user's save).
+ */
+async function ownSaveAgain(db: Db, ctx: ModelContext, id: number, version: number, amendmentReason: string | null | undefined): Promise<string | null> {
+  if (ctx.actor.kind !== "user") return null;
+  const [row] = await db
+    .select({ action: auditLog.action, detail: auditLog.detail })
+    .from(auditLog)
+    .where(and(eq(auditLog.entity, "note"), eq(auditLog.entityId, String(id)), inArray(auditLog.action, ["update", "amend"]), eq(auditLog.actorType, ctx.actor.kind), eq(auditLog.actorId, ctx.actor.id), sql`json_extract(${auditLog.detail}, '$.version') = ${version}`))
+    .orderBy(desc(auditLog.id))
+    .limit(1);
+  if (!row) return null;
+  if (row.action === "update") return NOTE_UPDATED;
+  const reason = parseWith(AmendmentReason, amendmentReason ?? "");
+  let stored: unknown = null;
+  try {
+    stored = JSON.parse(row.detail ?? "null");
+  } catch {
+    return null;
+  }
+  return reason.ok && isPlainObject(stored) && stored.reason === reason.data ? NOTE_AMENDED : null;
 }
 
 /**
@@ -1376,7 +1407,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     if (!r.ok) return invalid({ amendment_reason: opts.amendmentReason?.trim() ? Object.values(r.errors)[0]! : NOTE_MESSAGES.signed });
     reason = r.data;
   }
-  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  if (opts.version !== null && opts.version !== current.version) {
+    const again = opts.resend && current.version === opts.version + 1 && changesNothing(input, noteAsInput(current)) ? await ownSaveAgain(db, ctx, id, current.version, opts.amendmentReason) : null;
+    return again ? ok(current, again) : conflict(current);
+  }
   if (unchangedSigned) return nothingToChange();
   // On a claim that is not rejected, what the claim billed stays (the write's WHERE holds it against a claim built meanwhile).
   const claimed = claimedNoteChanges(input, current);
@@ -1442,7 +1476,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     const [updated, , , rows] = await withConditionalAudit(
       ctx.db,
       who(ctx),
-      { action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, ...(reason !== null ? { reason } : {}) } },
+      // `version`: the version this save writes, so a resend of the same form can be told from another save (ownSaveAgain).
+      { action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, version: current.version + 1, ...(reason !== null ? { reason } : {}) } },
       (audit) => [
         conditionalUpdate(ctx, values, current.version, claimed.length ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined, paTouched),
         audit(sql`changes() = 1`),

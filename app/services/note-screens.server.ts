@@ -506,7 +506,7 @@ export function editNoteAction(type: NoteType) {
     }
     if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });
     const result = await withFormVersion(form.get("version"), (version) =>
-      updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, keepModifiers: true, keepSpecContent: true, amendmentReason: String(form.get("amendment_reason") ?? "") || null }),
+      updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, keepModifiers: true, keepSpecContent: true, resend: true, amendmentReason: String(form.get("amendment_reason") ?? "") || null }),
     );
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);

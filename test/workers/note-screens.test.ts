@@ -781,3 +781,81 @@ describe("a status form sent twice saves once (decision 023, 2026-11-28)", () =>
     expect(await statusRows(id)).toBe(2);
   });
 });
+
+describe("a note edit sent twice without JavaScript (a double click on Save) answers the first save (decision 025, 2026-11-28)", () => {
+  const stored = async (id: number) => (await db().select({ version: notes.version, content: notes.content }).from(notes).where(eq(notes.id, id)))[0]!;
+  /** The rows a request wrote to the audit trail and the versions kept, and its answer. */
+  async function sent(send: () => Promise<Response>) {
+    const [top] = await db().all<{ id: number }>(sql`select coalesce(max(id), 0) as id from audit_log`);
+    const [kept] = await db().all<{ n: number }>(sql`select count(*) as n from note_versions`);
+    const res = await send();
+    const body = await res.text();
+    const rows = await db().all<{ action: string }>(sql`select action from audit_log where id > ${top!.id} and action <> 'read' order by id`);
+    const [keptAfter] = await db().all<{ n: number }>(sql`select count(*) as n from note_versions`);
+    return { status: res.status, location: res.headers.get("Location") ?? "", body, writes: rows.map((r) => r.action), versionsKept: Number(keptAfter!.n) - Number(kept!.n) };
+  }
+  /** A note of the RBT's, and its edit form as opened (its version), with the fields given. */
+  async function opened(signed: boolean) {
+    const day = nextDay();
+    const times = nextTimes();
+    const sign = signed ? { provider_name: "Riley User", provider_signed_on: day } : {};
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...times, ...sign });
+    const { version } = await stored(id);
+    const form = (over: Record<string, string> = {}) => rbtFields({ session_date: day, ...times, ...sign, ...(signed ? { intent: "amend" } : {}), version: String(version), ...over });
+    return { id, version, form };
+  }
+  const send = (id: number, fields: Record<string, string | string[]>, cookie: string) => sent(() => post(`/note-rbt/edit/${id}`, fields, cookie));
+
+  it.each([
+    ["an edit", false, {}, "Note updated.", "update"],
+    ["an amendment", true, { amendment_reason: "Mood was recorded wrong" }, "Note amended; the earlier version is kept in its history.", "amend"],
+  ] as const)("%s posted twice: the second answers the first's success and writes nothing (no version, no audit row)", async (_label, signed, extra, message, action) => {
+    const { id, version, form } = await opened(signed);
+    const fields = form({ "content.client_appeared": "Cheerful", ...extra });
+    const first = await send(id, fields, w.rbtCookie);
+    expect(first.status).toBe(303);
+    expect(first.writes).toEqual([action]);
+    const saved = await stored(id);
+    expect(saved.version).toBe(version + 1);
+    const again = await send(id, fields, w.rbtCookie);
+    expect(again.status, again.body.slice(0, 300)).toBe(303);
+    expect(again.location).toBe(first.location);
+    expect(decodeURIComponent(again.location)).toContain(`?flash=${message}`);
+    expect(again.writes).toEqual([]);
+    expect(again.versionsKept).toBe(0);
+    expect(await stored(id)).toEqual(saved);
+    const view = await (await request(again.location, { cookie: w.rbtCookie })).text();
+    expect(view).toContain(message);
+    expect(view).not.toContain("Someone else saved");
+  });
+
+  it.each([
+    ["different content on the old version", (f: (o?: Record<string, string>) => Record<string, string | string[]>) => f({ "content.client_appeared": "Grumpy" }), "rbt"],
+    ["another user's same content (a manager saved it first)", (f: (o?: Record<string, string>) => Record<string, string | string[]>) => f({ "content.client_appeared": "Cheerful" }), "manager"],
+  ] as const)("a real conflict is still 409: %s", async (_label, second, firstBy) => {
+    const { id, form } = await opened(false);
+    expect((await send(id, form({ "content.client_appeared": "Cheerful" }), firstBy === "manager" ? w.managerCookie : w.rbtCookie)).status).toBe(303);
+    const saved = await stored(id);
+    const stale = await send(id, second(form), w.rbtCookie);
+    expect(stale.status).toBe(409);
+    expect(stale.body).toContain("Someone else saved a newer version");
+    expect(stale.writes).toEqual([]);
+    expect(await stored(id)).toEqual(saved);
+  });
+
+  it("a resend after another save landed on top of the first (a status change) is 409; an amendment resent with another reason is 409", async () => {
+    const edit = await opened(false);
+    const fields = edit.form({ "content.client_appeared": "Cheerful" });
+    expect((await send(edit.id, fields, w.rbtCookie)).status).toBe(303);
+    expect((await post(`/note-rbt/view/${edit.id}`, { intent: "status", status: "ok" }, w.managerCookie)).status).toBe(303);
+    expect((await send(edit.id, fields, w.rbtCookie)).status).toBe(409);
+
+    const amend = await opened(true);
+    expect((await send(amend.id, amend.form({ "content.client_appeared": "Tired", amendment_reason: "Mood was recorded wrong" }), w.rbtCookie)).status).toBe(303);
+    const saved = await stored(amend.id);
+    const other = await send(amend.id, amend.form({ "content.client_appeared": "Tired", amendment_reason: "Another reason" }), w.rbtCookie);
+    expect(other.status).toBe(409);
+    expect(other.writes).toEqual([]);
+    expect(await stored(amend.id)).toEqual(saved);
+  });
+});
