@@ -798,7 +798,7 @@ describe("a note edit sent twice without JavaScript (a double click on Save) ans
   async function opened(signed: boolean) {
     const day = nextDay();
     const times = nextTimes();
-    const sign = signed ? { provider_name: "Riley User", provider_signed_on: day } : {};
+    const sign: Record<string, string> = signed ? { provider_name: "Riley User", provider_signed_on: day } : {};
     const id = await createViaForm(w.rbtCookie, { session_date: day, ...times, ...sign });
     const { version } = await stored(id);
     const form = (over: Record<string, string> = {}) => rbtFields({ session_date: day, ...times, ...sign, ...(signed ? { intent: "amend" } : {}), version: String(version), ...over });
