@@ -328,3 +328,18 @@ describe("a refused Change modifiers keeps the codes chosen, its message beside 
     expect([...listed.matchAll(/<dt>([^<]*)<\/dt><dd[^>]*>([^<]*)<\/dd>/g)].map((m) => `${m[1]}: ${m[2]}`)).toEqual(["Modifier 2: None", "Modifier 3: TS"]);
   });
 });
+
+describe("Back to a refused Change modifiers and resending it (the browser's Confirm Form Resubmission) writes nothing", () => {
+  it("a refused post, the corrected save, then the refused post again: refused again (409), nothing written twice", async () => {
+    const n = await note("rbt", { md: "HM" });
+    const version = String((await stored(n.id)).version);
+    const refusedBody = { intent: "modifiers", version, md: "HM", md2: "HM", md3: "" };
+    expect((await form(`/note-rbt/view/${n.id}`, refusedBody, manager.cookie)).status).toBe(422);
+    expect((await form(`/note-rbt/view/${n.id}`, { ...refusedBody, md2: "XE" }, manager.cookie)).status).toBe(303);
+    const saved = await stored(n.id);
+    const c = await counts();
+    expect((await form(`/note-rbt/view/${n.id}`, refusedBody, manager.cookie)).status).toBe(409);
+    expect(await stored(n.id)).toEqual(saved);
+    expect((await counts()).audit).toBe(c.audit + 1); // the re-shown view's one read, no change
+  });
+});
