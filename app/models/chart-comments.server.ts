@@ -101,7 +101,7 @@ export async function updateChartComment(
   const outOfRange = parsed.data.comment_date === row.commentDate ? null : weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), found.plan.timeZone));
   if (outOfRange) return invalid({ comment_date: outOfRange });
   if (changes(raw, "plan_id", row.planId)) return invalid({ plan_id: "A chart comment cannot move to another plan." });
-  if (opts.version !== null && opts.version !== row.version) return conflict(chartCommentJson(row));
+  if (opts.version !== null && opts.version !== row.version) return conflict(withClients(chartCommentJson(row), [found.plan.patientId]));
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () =>
     ctx.db
       .update(chartComments)
@@ -111,7 +111,7 @@ export async function updateChartComment(
   );
   if (!rows[0]) {
     const now = await findComment(ctx, id);
-    return now ? conflict(chartCommentJson(now.row)) : notFound("Chart comment");
+    return now ? conflict(withClients(chartCommentJson(now.row), [now.plan.patientId])) : notFound("Chart comment");
   }
   return ok(chartCommentJson(rows[0]), CHART_COMMENT_NOTICES.updated.text);
 }

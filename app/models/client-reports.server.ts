@@ -38,7 +38,7 @@ import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { splitWholeMonths } from "~/domain/report-operations";
 import { namesNoField, parseWith } from "~/domain/validation";
-import { auditClientsRead, auditedRead, auditTail, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditTail, withClients, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersionIfChanged } from "~/services/list-cache.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
@@ -1014,7 +1014,8 @@ export interface CurrentRow {
 }
 
 function currentRow(n: typeof notes.$inferSelect, cr: ReportRow | null): CurrentRow {
-  return { note_id: n.id, note_version: n.version, md: n.md, md2: n.md2, billed: n.billed, pay: n.paid, status: n.status, client_report: cr ? clientReportJson(cr) : null };
+  // The client attached: a 409 answers this row, and the API records that read with the client (withClients).
+  return withClients({ note_id: n.id, note_version: n.version, md: n.md, md2: n.md2, billed: n.billed, pay: n.paid, status: n.status, client_report: cr ? clientReportJson(cr) : null }, [n.patientId]);
 }
 
 /** POST update/{id}: the billing record's note, saved with the payload. */

@@ -248,7 +248,8 @@ export async function updateObjective(
   const parsed = parseChange(ObjectiveInput, withPosition(raw), opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
-  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // The record a 409 answers is a read of the client's data: the API records it with the client (withClients).
+  if (opts.version !== null && opts.version !== current.version) return conflict(withClients(current, [found.scope.patientId]));
   const moved = moveObjective(await placedOf(ctx, current.plan_id), id, parsed.data);
   if (!moved.ok) return invalid(moved.errors);
   const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
@@ -265,7 +266,7 @@ export async function updateObjective(
   ])) as [Row[]];
   if (!rows[0]) {
     const now = await findObjective(ctx, id);
-    return conflict(now ? objectiveJson(now.row) : current);
+    return conflict(withClients(now ? objectiveJson(now.row) : current, [found.scope.patientId]));
   }
   return ok(objectiveJson(rows[0]), "Objective updated.");
 }

@@ -199,9 +199,9 @@ async function existingWeek(ctx: ModelContext, planId: number, weekEnd: string) 
   return row ?? null;
 }
 
-/** A week that already has a report: 409 with the report as it is (docs/decisions/009). */
-function duplicate(row: Row): ModelResult<never> {
-  return { ok: false, status: 409, message: WEEKLY_REPORT_MESSAGES.duplicate(row.weekEnd), current: weeklyReportJson(row) };
+/** A week that already has a report: 409 with the report as it is (docs/decisions/009), its client attached for the read's audit row. */
+function duplicate(row: Row, patientId: number): ModelResult<never> {
+  return { ok: false, status: 409, message: WEEKLY_REPORT_MESSAGES.duplicate(row.weekEnd), current: withClients(weeklyReportJson(row), [patientId]) };
 }
 
 export async function createWeeklyReport(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<WeeklyReportJson>> {
@@ -214,7 +214,7 @@ export async function createWeeklyReport(ctx: ModelContext, raw: Record<string, 
   const outOfRange = weeklyDataDateRefusal("report", input.week_end, todayIn(ctx.now(), plan.timeZone));
   if (outOfRange) return invalid({ week_end: outOfRange });
   const existing = await existingWeek(ctx, plan.planId, input.week_end);
-  if (existing) return duplicate(existing);
+  if (existing) return duplicate(existing, plan.patientId);
   for (let attempt = 0; ; attempt++) {
     const id = await nextId(ctx, weeklyReports);
     try {
@@ -225,7 +225,7 @@ export async function createWeeklyReport(ctx: ModelContext, raw: Record<string, 
     } catch (e) {
       if (isWeekRace(e)) {
         const now = await existingWeek(ctx, plan.planId, input.week_end);
-        if (now) return duplicate(now);
+        if (now) return duplicate(now, plan.patientId);
       }
       if (attempt < 5 && isKeyRace(e)) continue;
       throw e;
@@ -253,7 +253,7 @@ export async function updateWeeklyReport(
   if (changes(raw, "week_start", row.weekStart)) errors.week_start = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
   if (changes(raw, "plan_id", row.planId)) errors.plan_id = WEEKLY_REPORT_MESSAGES.planReadOnly;
   if (!parsed.ok || Object.keys(errors).length) return invalid(errors);
-  if (opts.version !== null && opts.version !== row.version) return conflict(weeklyReportJson(row));
+  if (opts.version !== null && opts.version !== row.version) return conflict(withClients(weeklyReportJson(row), [found.plan.patientId]));
   // The value and units that are stored (compared as stored, to 2 decimals: decision 029): nothing to write, no new
   // version, and the answer says so. A value stored with more decimals before that rule is kept as it is.
   if (sameMeasure(parsed.data.value, row.value) && sameMeasure(parsed.data.total_units, row.totalUnits)) return ok(weeklyReportJson(row), WEEKLY_REPORT_NOTICES.unchanged.text);
@@ -266,7 +266,7 @@ export async function updateWeeklyReport(
   );
   if (!rows[0]) {
     const now = await findReport(ctx, id);
-    return now ? conflict(weeklyReportJson(now.row)) : notFound("Weekly report");
+    return now ? conflict(withClients(weeklyReportJson(now.row), [now.plan.patientId])) : notFound("Weekly report");
   }
   return ok(weeklyReportJson(rows[0]), WEEKLY_REPORT_NOTICES.updated.text);
 }

@@ -1,4 +1,4 @@
-import { count, eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
 import { dayNumber } from "~/domain/weeks";
@@ -21,6 +21,11 @@ let manager: string;
 let noPerm: string;
 let outsider: string;
 const ids: Record<string, number> = {};
+
+async function lastAudit() {
+  const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  return row!;
+}
 
 async function note(over: { type: "rbt" | "bcba" | "combined"; patientId: number; locationId: number; date: string; minutes?: number; paServiceId?: number | null; cpt?: string; md?: string | null; providerId?: number }) {
   const minutes = over.minutes ?? 120;
@@ -379,6 +384,8 @@ describe("store, show, update, destroy", () => {
     expect(((await res.json()) as any).current.client_report.id).toBe(reportId);
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
     expect(n!.md).toBe("HM");
+    // The 409 answers the client's billing row: an audited read naming the client (and no write's row).
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "client_report", patientId: patient.id });
   });
 
   it("update with the current version updates ('Updated - Bip Updated successfully!'); a stale version answers 409 and changes nothing", async () => {
@@ -390,6 +397,7 @@ describe("store, show, update, destroy", () => {
     const stale = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { version: 1, md: "GT", billed: false } });
     expect(stale.status).toBe(409);
     expect(((await stale.json()) as any).current.client_report.version).toBe(2);
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "client_report", entityId: String(reportId), patientId: patient.id });
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
     expect(n).toMatchObject({ md: "HM", md2: "XP", billed: true, paid: true });
     // The spec's payload has no version: update/{id} names the record, so none sets no precondition (probe 8896, stop 25).
@@ -452,6 +460,7 @@ describe("store, show, update, destroy", () => {
     expect(bad.status).toBe(422);
     const stale = await api(`/client_report/update/status/${ids.bcba1}`, { method: "PUT", token: manager, body: { status: "pending", note_version: 1 } });
     expect(stale.status).toBe(409);
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "note", entityId: String(ids.bcba1), patientId: patient.id });
   });
 
   it("destroy refuses a billed record (422) and deletes one that is not billed", async () => {

@@ -99,6 +99,8 @@ describe("consent API", () => {
     const stale = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: created.id, version: 1, sections: [3] } });
     expect(stale.status).toBe(409);
     expect(await consentRow(created.id)).toMatchObject({ sections: "[2]", version: 2 });
+    // The 409 answers the stored consent: an audited read, as the list's is (and no update row).
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "consent", entityId: String(created.id), patientId: child.id });
   });
 
   it("without manage_clients 403; another location's client 422 at patient_id (decision 017); bad input 422 with field errors; nothing written", async () => {

@@ -15,7 +15,7 @@ import {
   type ClientReport,
 } from "~/models/client-reports.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, otherRecordId, refuseOtherMethods } from "./rest";
+import { answer, answerChange, modelContext, otherRecordId, refuseOtherMethods } from "./rest";
 
 /**
  * Client reports — billing by client (clinical §7 client reports; issue 11; decision 030), under
@@ -77,6 +77,9 @@ async function byEmployee(c: Context<AppEnv>) {
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
 
+/** A save's 409 answers the note's billing row as stored: a read of the client's data (the model attaches the client). */
+const clientReportAudit = { audit: { entity: "client_report" } };
+
 export const clientReportsApi = new Hono<AppEnv>()
   .get("/config", manage, (c) => c.json({ data: clientReportConfig() }))
   .get("/show/:id", manage, async (c) => {
@@ -86,19 +89,19 @@ export const clientReportsApi = new Hono<AppEnv>()
   })
   .post("/store", manage, async (c) => {
     const b = await readBody(c);
-    return answer(c, await saveClientReport(modelContext(c), b), 201);
+    return answerChange(c, clientReportAudit, null, await saveClientReport(modelContext(c), b), 201);
   })
   .post("/update/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, NOT_FOUND);
     const b = await readBody(c);
-    return otherRecordId(c, id, b) ?? answer(c, await updateClientReport(modelContext(c), id, b));
+    return otherRecordId(c, id, b) ?? answerChange(c, clientReportAudit, id, await updateClientReport(modelContext(c), id, b));
   })
   .put("/update/status/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Note not found.");
     const b = await readBody(c);
-    return answer(c, await setBillingStatus(modelContext(c), id, b));
+    return answerChange(c, { audit: { entity: "note" } }, id, await setBillingStatus(modelContext(c), id, b));
   })
   .delete("/destroy/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));

@@ -4,7 +4,7 @@ import { listPatientConsents, openConsentPdf, saveConsentDraft, withdrawConsent 
 import { consentPdfResponse } from "~/services/consent-pdf.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
+import { answer, answerChange, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
 
 /**
  * Client consents (clinical §7; docs/decisions/040):
@@ -19,6 +19,9 @@ import { answer, modelContext, pathId, requestVersion, refuseOtherMethods } from
  *   version); manage_clients. The consent stays on record as withdrawn; a signed one answers 422.
  * Signing is the parent's, on the parent portal (screens only).
  */
+/** A change's 409 answers the consent as stored: a read of the client's consents, recorded as the list's is. */
+const consentAudit = { audit: { entity: "consent", patientOf: (r: { patient_id?: number | null }) => r.patient_id ?? null } };
+
 export const consentsApi = new Hono<AppEnv>()
   .get("/get-client-consents-sections", requireApiPermission("view_clients"), (c) => c.json({ data: consentSectionsMap() }))
   .get("/get-client-consents/:id", requireApiPermission("view_clients"), async (c) => {
@@ -40,7 +43,7 @@ export const consentsApi = new Hono<AppEnv>()
     // A create takes Idempotency-Key (decision 024), scoped to the actor and the client: a resend answers the first draft (200).
     const formToken = id === null ? await idempotencyToken(ctx.actor, ["consent", String(body.patient_id ?? "")], idempotencyKey(c.req.raw.headers), body) : null;
     const result = await saveConsentDraft(ctx, body, { id, version, formToken });
-    return answer(c, result, id === null && !(result.ok && result.replayed) ? 201 : 200);
+    return answerChange(c, consentAudit, id, result, id === null && !(result.ok && result.replayed) ? 201 : 200);
   })
   .post("/get-client-consent-pdf/:id", requireApiPermission("view_clients"), async (c) => {
     const body = await readBody(c);
@@ -51,7 +54,7 @@ export const consentsApi = new Hono<AppEnv>()
   .delete("/client-consents/:id", requireApiPermission("manage_clients", "view_clients"), async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Consent not found.");
-    return answer(c, await withdrawConsent(modelContext(c), id, { version: requestVersion(c, {}) }));
+    return answerChange(c, consentAudit, id, await withdrawConsent(modelContext(c), id, { version: requestVersion(c, {}) }));
   });
 
 refuseOtherMethods(consentsApi, ["/get-client-consents-sections", "/get-client-consents/:id", "/store-client-consents", "/get-client-consent-pdf/:id", "/client-consents/:id"]);

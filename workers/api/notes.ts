@@ -22,7 +22,7 @@ import {
 } from "~/models/notes.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
+import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 
 /**
  * Session notes (clinical §7 notes calls; issue 10; decision 023).
@@ -48,6 +48,9 @@ function amendmentReason(body: Record<string, unknown>): string | null {
   return typeof body.amendment_reason === "string" ? body.amendment_reason : null;
 }
 
+/** How the API records a read of notes (lists, and a change's 409 with the note as stored). */
+const noteAudit: Pick<RestResource<NoteWithHistory | NoteJson>, "audit"> = { audit: { entity: "note", patientOf: (n) => n.patient_id, showAudited: true } };
+
 function noteResource(type: NoteType, label: string): RestResource<NoteWithHistory | NoteJson> {
   return {
     name: NOTES,
@@ -67,7 +70,7 @@ function noteResource(type: NoteType, label: string): RestResource<NoteWithHisto
     updateStatus: (ctx, id, body) => setNoteStatus(ctx, type, id, body),
     remove: (ctx, id) => deleteNote(ctx, type, id),
     // Every page names its clients in one audit row; a show records its own read with the note's history.
-    audit: { entity: "note", patientOf: (n) => n.patient_id, showAudited: true },
+    audit: noteAudit.audit,
   };
 }
 
@@ -128,13 +131,13 @@ function legacyRouter(type: NoteType) {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
       const b = await readBody(c);
-      return otherRecordId(c, id, b) ?? answer(c, await setNoteStatus(modelContext(c), type, id, b));
+      return otherRecordId(c, id, b) ?? answerChange(c, noteAudit, id, await setNoteStatus(modelContext(c), type, id, b));
     })
     .put("/update/modifier/:id", manageShown, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
       const b = await readBody(c);
-      return otherRecordId(c, id, b) ?? answer(c, await setNoteModifiers(modelContext(c), type, id, b));
+      return otherRecordId(c, id, b) ?? answerChange(c, noteAudit, id, await setNoteModifiers(modelContext(c), type, id, b));
     })
     .put("/update/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
@@ -143,7 +146,7 @@ function legacyRouter(type: NoteType) {
       const refused = otherRecordId(c, id, b);
       if (refused) return refused;
       if (isEmptyChange(b)) return emptyChange(c);
-      return answer(c, await updateNote(modelContext(c), type, id, b, { partial: false, version: requestVersion(c, b), amendmentReason: amendmentReason(b) }));
+      return answerChange(c, noteAudit, id, await updateNote(modelContext(c), type, id, b, { partial: false, version: requestVersion(c, b), amendmentReason: amendmentReason(b) }));
     })
     .delete("/destroy/:id", manage, async (c) => {
       const id = pathId(c.req.param("id"));

@@ -120,13 +120,32 @@ async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>)
  * The read of client data in `rows`, recorded (one row) before it is answered; the tail comes from the guard.
  * A show names its record in `entity_id` (`recordId`), as the models' own shows do; a list names none.
  */
-async function auditRows<Row>(c: Context<AppEnv>, resource: RestResource<Row>, answer: object, rows: readonly Row[], recordId: number | null = null) {
+async function auditRows<Row>(c: Context<AppEnv>, resource: Pick<RestResource<Row>, "audit">, answer: object, rows: readonly Row[], recordId: number | null = null) {
   const audit = resource.audit;
   if (!audit) return;
   const ctx = modelContext(c);
   const ids = clientsOf(answer) ?? (audit.patientOf ? clientIds(rows, audit.patientOf) : []);
   if (ids.length === 0) return;
   await auditRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, { ...clientsReadEntry(audit.entity, ids, audit.subjects), entityId: recordId }, c.var.auditTail);
+}
+
+/**
+ * The answer to a change (create, update, status) of a resource whose records are client data. A 409 answers the
+ * record as stored now (`current`): that is a read of client data as a show's is, so it writes one read row naming
+ * the record and its client (the row's `patientOf`, or the clients the model attached with withClients) before it
+ * leaves, as a show does. Any other answer is `answer`'s. `recordId`: the path's id (null: the record in `current`).
+ */
+export async function answerChange<Row>(c: Context<AppEnv>, resource: Pick<RestResource<Row>, "audit">, recordId: number | null, result: ModelResult<Row>, successStatus: 200 | 201 = 200) {
+  if (!result.ok && result.status === 409 && resource.audit && isRecord(result.current)) {
+    const current = result.current as Row & { id?: unknown };
+    const id = recordId ?? (typeof current.id === "number" ? current.id : null);
+    await auditRows(c, resource, current, [current], id);
+  }
+  return answer(c, result, successStatus);
+}
+
+function isRecord(x: unknown): x is object {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
@@ -159,7 +178,7 @@ async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
   const body = await readBody(c);
   const result = await resource.create(modelContext(c), body, c.req.raw.headers, c.var.app);
-  return answer(c, result, result.ok && (result.replayed || resource.replayed?.(result)) ? 200 : 201);
+  return answerChange(c, resource, null, result, result.ok && (result.replayed || resource.replayed?.(result)) ? 200 : 201);
 }
 
 async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>, partial: boolean) {
@@ -170,7 +189,7 @@ async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   const refused = otherRecordId(c, id, body);
   if (refused) return refused;
   if (isEmptyChange(body)) return emptyChange(c);
-  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body), app: c.var.app }));
+  return answerChange(c, resource, id, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body), app: c.var.app }));
 }
 
 async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
@@ -178,7 +197,7 @@ async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   const id = pathId(c.req.param("id"));
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const body = await readBody(c);
-  return otherRecordId(c, id, body) ?? answer(c, await resource.updateStatus(modelContext(c), id, body, c.var.app));
+  return otherRecordId(c, id, body) ?? answerChange(c, resource, id, await resource.updateStatus(modelContext(c), id, body, c.var.app));
 }
 
 async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
@@ -186,7 +205,7 @@ async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   const id = pathId(c.req.param("id"));
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const result = await resource.remove(modelContext(c), id);
-  return result.ok ? c.json({ message: result.message ?? `${resource.label} deleted.` }) : answer(c, result);
+  return result.ok ? c.json({ message: result.message ?? `${resource.label} deleted.` }) : answerChange(c, resource, id, result as ModelResult<Row>);
 }
 
 /** Any other method on a path the API serves: 405 JSON (platform §7), never a fall-through to the screens. */
