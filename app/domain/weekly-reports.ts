@@ -102,6 +102,38 @@ export function weeklyDataDateRefusal(what: "report" | "comment", date: string, 
   return null;
 }
 
+/** The goal and objective dates goalDateErrors bounds, with their form labels. */
+export const GOAL_DATE_LABELS = { baseline_date: "Baseline date", initial_date: "Initial date", end_date: "End date" } as const;
+export type GoalDateField = keyof typeof GOAL_DATE_LABELS;
+
+export const GOAL_DATE_MESSAGES = {
+  tooOld: (label: string, earliest: string) => `${label} can be no earlier than ${usDate(earliest)} (${MAX_PDF_MONTHS / 12} years back).`,
+  afterCurrent: (label: string, latest: string) => `${label} can be no later than the end of the current week (${usDate(latest)}).`,
+  tooFar: (label: string, latest: string) => `${label} can be no later than ${usDate(latest)} (${MAX_PDF_MONTHS / 12} years ahead).`,
+} as const;
+
+/**
+ * A goal's baseline date and an objective's initial and end dates drive the goal's chart and summary as weekly data
+ * does (decision 008: the x range reaches objective end dates), so a mistyped year is refused the same way (decision
+ * 009, 2026-11-28 stop 42): none earlier than weeklyDataRange's `earliest` (ten years back); a baseline, a
+ * measurement, none after its `latest` (the current week's end); an objective's dates, which look ahead to a target,
+ * none more than ten years after `today` (the client's location's date). Only a date the save sets is checked
+ * (`stored`: the record's values, null for a new one): a date stored before this rule stays while other fields change.
+ */
+export function goalDateErrors(input: Partial<Record<GoalDateField, unknown>>, today: string, stored: Partial<Record<GoalDateField, unknown>> | null = null): Record<string, string> {
+  const { earliest, latest } = weeklyDataRange(today);
+  const ahead = monthsBefore(today, -MAX_PDF_MONTHS);
+  const errors: Record<string, string> = {};
+  for (const field of Object.keys(GOAL_DATE_LABELS) as GoalDateField[]) {
+    const date = input[field];
+    if (typeof date !== "string" || !date || (stored && stored[field] === date)) continue;
+    const label = GOAL_DATE_LABELS[field];
+    if (date < earliest) errors[field] = GOAL_DATE_MESSAGES.tooOld(label, earliest);
+    else if (field === "baseline_date" && date > latest) errors[field] = GOAL_DATE_MESSAGES.afterCurrent(label, latest);
+    else if (date > ahead) errors[field] = GOAL_DATE_MESSAGES.tooFar(label, ahead);
+  }
+  return errors;
+}
 
 export const COMMENT_MAX_LENGTH = 50;
 /** 4 units = 1 hour (clinical §9). */

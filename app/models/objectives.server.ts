@@ -12,6 +12,8 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
+import { goalDateErrors } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
@@ -204,6 +206,8 @@ export async function createObjective(ctx: ModelContext, raw: Record<string, unk
   if (!scope) return invalid({ plan_id: REFERENCE_MESSAGES.goal });
   const parsed = parseWith(ObjectiveInput, withPosition(raw));
   if (!parsed.ok) return invalid(parsed.errors);
+  const dates = goalDateErrors(parsed.data, todayIn(ctx.now(), scope.timeZone));
+  if (Object.keys(dates).length) return invalid(dates);
   const placed = placeNewObjective(await placedOf(ctx, scope.planId), parsed.data);
   if (!placed.ok) return invalid(placed.errors);
   for (let attempt = 0; ; attempt++) {
@@ -247,6 +251,8 @@ export async function updateObjective(
   if (namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
   const parsed = parseChange(ObjectiveInput, withPosition(raw), opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  const dates = goalDateErrors(parsed.data, todayIn(ctx.now(), found.scope.timeZone), current);
+  if (Object.keys(dates).length) return invalid(dates);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   // The record a 409 answers is a read of the client's data: the API records it with the client (withClients).
   if (opts.version !== null && opts.version !== current.version) return conflict(withClients(current, [found.scope.patientId]));

@@ -14,6 +14,8 @@ import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.s
 import type { ModelContext } from "./context";
 import { objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
+import { goalDateErrors } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
@@ -156,16 +158,20 @@ function endOfCategory(bipId: number, category: string) {
   return sql`(select coalesce(max(p.position), 0) + 1 from plans p where p.bip_id = ${bipId} and p.category = ${category} and p.deleted_at is null)`;
 }
 
-/** The objectives sent with a new plan: each validated on its own row (errors objectives.<i>.<field>) and placed in order. */
-function parseObjectives(raw: unknown): { ok: true; items: ObjectiveInput[]; positions: number[] } | { ok: false; errors: Record<string, string> } {
+/**
+ * The objectives sent with a new plan: each validated on its own row (errors objectives.<i>.<field>), its dates bounded
+ * (goalDateErrors, `today` the client's location's date), and placed in order.
+ */
+function parseObjectives(raw: unknown, today: string): { ok: true; items: ObjectiveInput[]; positions: number[] } | { ok: false; errors: Record<string, string> } {
   if (raw === undefined || raw === null || raw === "") return { ok: true, items: [], positions: [] };
   if (!Array.isArray(raw) || raw.length > 50) return { ok: false, errors: { objectives: "Objectives must be a list of at most 50 objectives." } };
   const errors: Record<string, string> = {};
   const items: ObjectiveInput[] = [];
   raw.forEach((item, i) => {
     const parsed = parseWith(ObjectiveInput, isPlainObject(item) ? withPosition(item) : null);
+    const found = parsed.ok ? goalDateErrors(parsed.data, today) : parsed.errors;
     if (parsed.ok) items.push(parsed.data);
-    else for (const [k, m] of Object.entries(parsed.errors)) errors[k === "form" ? `objectives.${i}` : `objectives.${i}.${k}`] = m;
+    for (const [k, m] of Object.entries(found)) errors[k === "form" ? `objectives.${i}` : `objectives.${i}.${k}`] = m;
   });
   if (Object.keys(errors).length) return { ok: false, errors };
   const placed = placeNewObjectives(items);
@@ -184,8 +190,10 @@ export async function createPlan(ctx: ModelContext, raw: Record<string, unknown>
   const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(PlanInput, raw);
-  const objectives = parseObjectives(raw.objectives);
-  if (!parsed.ok || !objectives.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(objectives.ok ? {} : objectives.errors) });
+  const today = todayIn(ctx.now(), bip.timeZone);
+  const objectives = parseObjectives(raw.objectives, today);
+  const dates = parsed.ok ? goalDateErrors(parsed.data, today) : {};
+  if (!parsed.ok || !objectives.ok || Object.keys(dates).length) return invalid({ ...(parsed.ok ? dates : parsed.errors), ...(objectives.ok ? {} : objectives.errors) });
   for (let attempt = 0; ; attempt++) {
     const newId = await nextId(ctx, plans as unknown as Parameters<typeof nextId>[1]);
     try {
@@ -230,6 +238,8 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   if (namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseChange(PlanInput, raw, opts.partial ? planAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  const dates = goalDateErrors(parsed.data, todayIn(ctx.now(), scope.timeZone), current);
+  if (Object.keys(dates).length) return invalid(dates);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const moved = parsed.data.category !== current.category;
   const gapWrites = moved ? await closeCategoryGap(ctx, current.bip_id, current.category, id) : [];
