@@ -1310,7 +1310,11 @@ export const claimLines = sqliteTable(
     /** The multiplier its notes' XP amount is taken at: the service's own, without the modifiers' part (XP's 0), so units × unit price × it is what an XP note would have been charged without XP (decision 030, stop 40). Null on lines built before stop 40. */
     xpMultiplier: real("xp_multiplier"),
   },
-  (t) => [uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber)],
+  (t) => [
+    uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber),
+    // The lines of a period of service dates: the location-and-CPT report's claimed notes (migration 0043, decision 039).
+    index("claim_lines_service_date_idx").on(t.serviceDate),
+  ],
 );
 
 /** Which notes a claim line bills. A note is on at most one claim that is not rejected (checked on build). */

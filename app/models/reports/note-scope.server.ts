@@ -405,6 +405,50 @@ export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
     .as("cpts");
 }
 
+/**
+ * The period's notes held by a generated, sent or accepted claim (decision 030, stop 34: such a note is charged at its
+ * claim line's price, `claimedLineOf`), as `noteCptSums`' price inputs (the same key, so the reader takes them out of
+ * those groups) plus the note's units and its line (`claimedLineOf`'s JSON), with how many notes share all of that
+ * (`n`): the reader prices one note of each with `claimedPrice` and multiplies. The same notes as `noteCptSums`
+ * (`noteReportWhere`). Read from the claim lines of the period's service dates (`claim_lines_service_date_idx`; a
+ * line's date is its notes' session date, which the claim holds) in a fixed join order — line, claim, its notes —
+ * so the statement reads the period's claimed lines, never every note of the period (decision 039, 2026-11-28 (stop 42)).
+ */
+export function claimedNoteCptSums(ctx: ModelContext, f: NoteReportFilters) {
+  const md = sql<string>`coalesce(${notes.md}, '')`;
+  const md2 = sql<string>`coalesce(${notes.md2}, '')`;
+  const own = sql<number>`coalesce(${notes.unitPriceCents}, 0)`;
+  const payer = sql<number>`coalesce((select ${paServices.insuranceId} from ${paServices} where ${paServices.id} = ${notes.paServiceId}), (select ${patients.insurerId} from ${patients} where ${patients.id} = ${notes.patientId}), 0)`;
+  const line = sql<string>`json_array(cl.unit_price_cents, cl.multiplier, cl.charge_cents, cl.units, cl.xp_multiplier)`;
+  return ctx.db
+    .select({
+      // Written as SQL: drizzle would refuse columns of a table its FROM (written out, for the join order) does not name.
+      locationId: sql<number>`${notes.locationId}`,
+      cptCode: sql<string>`${notes.cptCode}`,
+      type: sql<string>`${notes.type}`,
+      md,
+      md2,
+      ownPrice: own,
+      payerId: payer,
+      units: sql<number>`${notes.units}`,
+      line,
+      n: sql<number>`count(*)`,
+    })
+    .from(sql`claim_lines cl indexed by claim_lines_service_date_idx cross join claims c cross join claim_line_notes cln`)
+    // Joined (not a fourth table in the FROM), so drizzle writes every notes column with its table's name; a CROSS
+    // JOIN, so SQLite keeps it last instead of walking the period's notes first.
+    .crossJoin(notes)
+    .where(
+      and(
+        sql`cl.service_date >= ${f.from} and cl.service_date <= ${f.to}`,
+        sql`c.id = cl.claim_id and c.status in ('generated', 'sent', 'accepted')`,
+        sql`cln.claim_line_id = cl.id and ${notes.id} = cln.note_id`,
+        noteReportWhere(ctx, f)
+      )
+    )
+    .groupBy(notes.locationId, notes.cptCode, notes.type, md, md2, own, payer, notes.units, line);
+}
+
 /** Paging of grouped rows: the page's rows plus `count(*) over ()`, the number of groups, in the same statement. */
 export interface Window {
   limit: number;

@@ -1,0 +1,1 @@
+CREATE INDEX `claim_lines_service_date_idx` ON `claim_lines` (`service_date`);
