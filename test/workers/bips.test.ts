@@ -162,7 +162,7 @@ describe("/api/v2/bips", () => {
     expect((await api(`/bip/destroy/${bip.id}`, { method: "DELETE", token })).status).toBe(200);
     expect((await bipRow(bip.id)).deletedAt).not.toBeNull();
     expect((await api(`/v2/bips/${bip.id}`, { token })).status).toBe(404);
-    expect(await auditActions(bip.id)).toEqual(["update", "update", "delete"]);
+    expect(await auditActions(bip.id)).toEqual(["update", "read", "update", "delete"]);
   });
 });
 

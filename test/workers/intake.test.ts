@@ -193,7 +193,7 @@ describe("/api/v2/intake-assessments", () => {
     expect((await api(`/v2/intake-assessments/${id}`, { method: "DELETE", token })).status).toBe(200);
     expect((await stored(id)).deletedAt).not.toBeNull();
     expect((await api(`/v2/intake-assessments/${id}`, { token })).status).toBe(404);
-    expect((await auditRows(id)).map((r) => r.action)).toEqual(["create", "update", "update", "delete"]);
+    expect((await auditRows(id)).map((r) => r.action)).toEqual(["create", "update", "read", "update", "delete"]);
   });
 
   it("another location's intake: PUT, PATCH and DELETE answer 404 and change nothing", async () => {

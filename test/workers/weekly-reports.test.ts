@@ -249,10 +249,12 @@ describe("/api/v2/weekly-reports", () => {
     expect(stale.status).toBe(409);
     expect((await json<{ current: { value: number } }>(stale)).current.value).toBe(8);
     expect(await counts()).toEqual(before);
+    // The stale answer carries the stored report: an audited read of the client's data.
     expect((await auditOf("weekly_report", r.id)).map((a) => [a.action, a.patientId])).toEqual([
       ["update", w.patient.id],
       ["update", w.patient.id],
       ["update", w.patient.id],
+      ["read", w.patient.id],
     ]);
   });
 
