@@ -1,8 +1,8 @@
 import type { NoteContent, NoteContext, NoteJson, NoteType } from "~/domain/notes";
 
-/** A 24×8 greyscale PNG (a wavy stroke on white): a drawn signature as the signature pad stores it. */
+/** A 24×10 greyscale PNG (a wavy stroke on white): a drawn signature as the signature pad stores it. */
 export const SIGNATURE_PNG =
-  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAICAAAAADGymC/AAAAKklEQVR4nGP4jwMwECXBAAJYJBigssgUKgtCQAQYULQyQGSRTEayDZerAApsp1m1OlvrAAAAAElFTkSuQmCC";
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAKCAAAAACLAsG0AAAALUlEQVR42mP4jwMwECXBAAJYJBiQRRgYMDTD5DH1MkAJBkwzoaLIdiKcQbI/ANzh1ymVlXoCAAAAAElFTkSuQmCC";
 
 /** A stored note as readers see it, with every field filled in plausibly; `over` replaces any of it. */
 export function fixtureNote(type: NoteType, cpt: string, over: Partial<NoteJson> = {}, content: NoteContent = {}): NoteJson {

@@ -6,9 +6,9 @@ import { ConsentSignInput } from "~/domain/consents";
 import { CountersignInput } from "~/domain/note-rules";
 import { parseWith } from "~/domain/validation";
 import { SIGNATURE_PNG } from "../support/note-fixtures";
-import { HUGE_SIGNATURE, PNG_MAGIC, pngBytes, pngChunk, pngDataUrl } from "../support/png";
+import { HUGE_SIGNATURE, onStroke, PNG_MAGIC, pngBytes, pngChunk, pngDataUrl, pngImage } from "../support/png";
 
-const png = (width: number, height: number, depth = 8, colour = 0, rows?: number) => Buffer.from(pngBytes(width, height, { depth, colour, rows }));
+const png = (width: number, height: number, depth = 8, colour = 0, rows?: number, ink = true) => Buffer.from(pngBytes(width, height, { depth, colour, rows, ink }));
 const url = (b: Uint8Array) => pngDataUrl(b);
 const chunk = (type: string, data: Uint8Array) => Buffer.from(pngChunk(type, data));
 const MAGIC = Buffer.from(PNG_MAGIC);
@@ -16,11 +16,11 @@ const MAGIC = Buffer.from(PNG_MAGIC);
 describe("a drawn signature's image (decisions 023, 040)", () => {
   const good = png(480, 140);
   it.each([
-    ["the pad's own signature (24×8 greyscale)", SIGNATURE_PNG, { width: 24, height: 8 }],
+    ["the pad's own signature (24×10 greyscale)", SIGNATURE_PNG, { width: 24, height: 10 }],
     ["a 480×140 drawing", url(good), { width: 480, height: 140 }],
     ["a high-DPI drawing, 1440×420 RGBA", url(png(1440, 420, 8, 6)), { width: 1440, height: 420 }],
     ["the largest, 2000×1000", url(png(2000, 1000, 1, 0)), { width: 2000, height: 1000 }],
-    ["a 1×1 RGBA", url(png(1, 1, 8, 6)), { width: 1, height: 1 }],
+    ["the smallest, 20×10 RGBA", url(png(20, 10, 8, 6)), { width: 20, height: 10 }],
   ])("keeps %s", (_name, dataUrl, size) => {
     expect(signatureImageSize(dataUrl)).toEqual(size);
   });
@@ -33,6 +33,7 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["huge dimensions, 20000×20000 one-bit", HUGE_SIGNATURE],
     ["too wide, 2001×140", url(png(2001, 140))],
     ["too tall, 480×1001", url(png(480, 1001, 1, 0))],
+    ["a 1×1 RGBA", url(png(1, 1, 8, 6))],
     ["zero width", url(png(0, 140))],
     ["zero height", url(png(480, 0))],
     ["a bit depth colour type 2 does not take (4)", url(png(48, 14, 4, 2))],
@@ -52,6 +53,43 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["empty", ""],
   ])("refuses %s", (_name, dataUrl) => {
     expect(isSignatureImage(dataUrl)).toBe(false);
+  });
+
+  // A drawing must show something (decision 040, stop 42): at least 20×10 pixels, and a pixel that is neither
+  // transparent nor the colour of all the others.
+  const stroke = onStroke(480, 140);
+  const ink = (x: number, y: number) => (stroke(x, y) ? [20, 20, 60, 255] : [0, 0, 0, 0]);
+  const palette = (colours: number[][], alphas: number[]) => [pngChunk("PLTE", new Uint8Array(colours.flat())), pngChunk("tRNS", new Uint8Array(alphas))];
+  it.each([
+    ["fully transparent RGBA, 2000×1000 (10 KB)", url(pngBytes(2000, 1000, { colour: 6, fill: 0, ink: false }))],
+    ["fully transparent RGBA, 480×140", url(pngImage(480, 140, 6, () => [0, 0, 0, 0]))],
+    ["transparent pixels of different colours, 480×140", url(pngImage(480, 140, 6, (x) => [x & 0xff, 255, 0, 0], { filter: 1 }))],
+    ["one flat white, 480×140", url(png(480, 140, 8, 0, undefined, false))],
+    ["one flat opaque colour, RGBA 480×140", url(pngImage(480, 140, 6, () => [30, 30, 30, 255], { filter: 4 }))],
+    ["a transparent palette image", url(pngImage(480, 140, 3, (x) => [x % 2], { chunks: palette([[0, 0, 0], [255, 255, 255]], [0, 0]) }))],
+    ["grey with alpha, all transparent", url(pngImage(480, 140, 4, () => [0, 0]))],
+    ["greyscale whose every pixel is the tRNS (transparent) grey", url(pngImage(480, 140, 0, () => [255], { chunks: [pngChunk("tRNS", new Uint8Array([0, 255]))] }))],
+    ["2000×1 with a stroke", url(png(2000, 1, 8, 6))],
+    ["1×1000 with a stroke", url(png(1, 1000, 8, 6))],
+    ["19×10 with a stroke", url(png(19, 10, 8, 6))],
+    ["blank image data shorter than the header says", url(pngBytes(480, 140, { colour: 6, fill: 0, ink: false, rows: 70 }))],
+  ])("refuses %s", (_name, dataUrl) => {
+    expect(isSignatureImage(dataUrl)).toBe(false);
+  });
+
+  it.each([0, 1, 2, 3, 4])("keeps a stroke on a transparent pad, RGBA, each scan line filtered with type %i", (filter) => {
+    expect(signatureImageSize(url(pngImage(480, 140, 6, ink, { filter })))).toEqual({ width: 480, height: 140 });
+  });
+
+  it.each([
+    ["interlaced (Adam7), RGBA", url(pngImage(480, 140, 6, ink, { interlaced: true, filter: 4 }))],
+    ["a palette with a transparent background", url(pngImage(480, 140, 3, (x, y) => [stroke(x, y) ? 1 : 0], { filter: 1, chunks: palette([[0, 0, 0], [20, 20, 60]], [0]) }))],
+    ["grey with alpha", url(pngImage(480, 140, 4, (x, y) => (stroke(x, y) ? [0, 255] : [0, 0]), { filter: 2 }))],
+    ["RGB, a dark stroke on white", url(pngImage(480, 140, 2, (x, y) => (stroke(x, y) ? [0, 0, 0] : [255, 255, 255]), { filter: 3 }))],
+    ["greyscale, a dark stroke on the tRNS (transparent) white", url(pngImage(480, 140, 0, (x, y) => [stroke(x, y) ? 0 : 255], { chunks: [pngChunk("tRNS", new Uint8Array([0, 255]))] }))],
+    ["a single dot", url(pngImage(480, 140, 6, (x, y) => (x === 479 && y === 139 ? [0, 0, 0, 255] : [0, 0, 0, 0])))],
+  ])("keeps a real stroke: %s", (_name, dataUrl) => {
+    expect(signatureImageSize(dataUrl)).toEqual({ width: 480, height: 140 });
   });
 
   it("the huge image compressed is small enough to pass the length limits, so only its header tells", () => {

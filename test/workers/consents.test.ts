@@ -7,6 +7,7 @@ import { REFERENCE_MESSAGES } from "~/domain/references";
 import { MESSAGES as FIELD_MESSAGES } from "~/domain/fields";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
+import { SIGNATURE_PNG } from "../support/note-fixtures";
 import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
 import { getActor } from "~/models/actors.server";
 import { saveConsentDraft, signConsent } from "~/models/consents.server";
@@ -19,7 +20,7 @@ import { api, apiToken, beforeWriteDb, createBip, createLocation, createParent, 
  * parent), and shared documents from R2.
  */
 
-const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const PNG = SIGNATURE_PNG;
 
 let home: { id: number };
 let away: { id: number };
@@ -490,6 +491,10 @@ describe("the parent portal", () => {
   it.each([
     ["claims a 20000×20000 canvas", HUGE_SIGNATURE],
     ["has PNG's first bytes and then anything", "data:image/png;base64," + btoa("\x89PNG\r\n\x1a\n" + "{\"drawn\":true}".repeat(4))],
+    // No ink (decision 040, stop 42): a valid image that shows nothing is no drawing.
+    ["is a fully transparent 2000×1000 image", pngDataUrl(pngBytes(2000, 1000, { colour: 6, fill: 0, ink: false }))],
+    ["is 2000×1 pixels", pngDataUrl(pngBytes(2000, 1, { colour: 6 }))],
+    ["is one flat white", pngDataUrl(pngBytes(480, 140, { ink: false }))],
   ])("a drawn signature that %s is refused on the field (422), the typed name kept, nothing signed or audited", async (_, image) => {
     const c = await draft(child.id, [2]);
     const before = await consentRow(c.id);

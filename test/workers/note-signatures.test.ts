@@ -5,6 +5,7 @@ import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { NOTHING_TO_CHANGE } from "~/models/results";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
+import { SIGNATURE_PNG } from "../support/note-fixtures";
 import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
 import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
@@ -227,7 +228,7 @@ describe("the provider's signature date", () => {
 });
 
 describe("an amendment of a signed note keeps a signature that passes the date rule (probe 8964 §1, §5)", () => {
-  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const png = SIGNATURE_PNG;
   /** A note of the session two days ago, signed that day with a drawing. */
   async function signed() {
     const s = await scene();
@@ -306,7 +307,7 @@ describe("an amendment of a signed note keeps a signature that passes the date r
 });
 
 describe("a date or a drawing without the typed name (probe, stop 24)", () => {
-  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const png = SIGNATURE_PNG;
   it.each([
     ["a date before the session", { provider_signed_on: "-2" }],
     ["a valid date", { provider_signed_on: "0" }],
@@ -467,6 +468,7 @@ describe("a drawn signature is a small, well-formed PNG (decision 023, stop 36)"
   it.each([
     ["a 20000×20000 canvas", HUGE_SIGNATURE],
     ["a zero-height canvas", pngDataUrl(pngBytes(480, 0))],
+    ["a fully transparent canvas", pngDataUrl(pngBytes(480, 140, { colour: 6, fill: 0, ink: false }))],
     ["PNG magic and then anything", "data:image/png;base64," + btoa("\x89PNG\r\n\x1a\n" + "{\"drawn\":true}".repeat(4))],
   ])("the provider's drawing as %s is refused on the field on both create paths, and nothing is written", async (_, image) => {
     const s = await scene();
