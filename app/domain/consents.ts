@@ -121,8 +121,9 @@ export const CONSENT_MESSAGES = {
 export const SIGNATURE_MAX_CHARS = 100_000;
 
 /**
- * True when the data URL is a drawn signature the product keeps: a well-formed PNG of at most
- * 2000×1000 pixels (the one rule, app/domain/signature-image.ts; decision 040).
+ * True when the data URL is a drawn signature the product keeps: a well-formed PNG of 20×10 to
+ * 2000×1000 pixels (the one rule, app/domain/signature-image.ts; decision 040). That it shows ink is the
+ * server's check on signing (signConsent).
  */
 export const isPngDataUrl = isSignatureImage;
 

@@ -4,6 +4,7 @@ import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfIn
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { refuseInklessDrawing } from "~/domain/signature-ink.server";
 import { auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
 import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
 import { primaryOf, type Db } from "~/db/client.server";
@@ -261,7 +262,10 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
   const [row] = await consentOfParent(ctx, id);
   if (!row) return notFound("Consent");
   const parsed = parseWith(ConsentSignInput, raw);
-  if (!parsed.ok) return invalid(parsed.errors);
+  if (!parsed.ok) return invalid({ ...parsed.errors, ...refuseInklessDrawing(raw, ["signature"], parsed.errors) });
+  // A drawing must show ink (decision 040): the server's half of the signature rule.
+  const inkless = refuseInklessDrawing(parsed.data, ["signature"]);
+  if (inkless) return invalid(inkless);
   if (!isConsentEditable({ status: row.c.status, deleted_at: row.c.deletedAt })) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
   const version = opts.version;
   if (version === null || version !== row.c.version) return staleSignature(row.c);

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { REFERENCE_MESSAGES } from "~/domain/references";
+import { refuseInklessDrawing } from "~/domain/signature-ink.server";
 import { FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
 import { auditLog, bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
@@ -1072,9 +1073,19 @@ function parseNote(type: NoteType, raw: Record<string, unknown>, sent: ((keys: (
   if (twice) return { ok: false, result: invalid(twice) };
   const input = noteBodyInput(type, raw);
   const parsed = sent ? safeParseChange(NoteBody, input, sent) : safeParsePlain(NoteBody, input);
-  if (!parsed.success) return { ok: false, result: invalid(noteBodyErrors(type, fieldErrors(parsed.issues))) };
+  // A drawing must show ink (decision 040): checked on the drawings the body sends, beside the schema's errors.
+  const drawings = NOTE_DRAWINGS.filter((field) => !sent || sent([field]));
+  if (!parsed.success) {
+    const errors = noteBodyErrors(type, fieldErrors(parsed.issues));
+    return { ok: false, result: invalid({ ...errors, ...refuseInklessDrawing(input, drawings, errors) }) };
+  }
+  const inkless = refuseInklessDrawing(parsed.output, drawings);
+  if (inkless) return { ok: false, result: invalid(inkless) };
   return { ok: true, input: parsed.output };
 }
+
+/** A note's drawn signatures. */
+const NOTE_DRAWINGS = ["provider_signature", "supervisor_signature"] as const;
 
 /** The values a note's PATCH body sends: its keys, and content fields sent flat or inside `content` (or all of a `content` that is not an object). */
 function sentByNoteBody(raw: Record<string, unknown>): (keys: (string | number)[]) => boolean {
@@ -1698,7 +1709,9 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
  */
 export async function countersignNote(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
   const parsed = parseWith(CountersignInput, raw);
-  if (!parsed.ok) return invalid(parsed.errors);
+  if (!parsed.ok) return invalid({ ...parsed.errors, ...refuseInklessDrawing(raw, ["supervisor_signature"], parsed.errors) });
+  const inkless = refuseInklessDrawing(parsed.data, ["supervisor_signature"]);
+  if (inkless) return invalid(inkless);
   const input = parsed.data;
   return simpleChange(ctx, type, id, {
     action: "countersign",

@@ -17,9 +17,10 @@ import {
   withdrawRefusal,
 } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
+import { SIGNATURE_PNG } from "../support/note-fixtures";
 
-/** A tiny real PNG (1×1) as a data URL. */
-const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/** A small real drawing (24×10): a 1×1 image is below the signature's minimum size (decision 040, stop 42). */
+const PNG = SIGNATURE_PNG;
 
 describe("consent sections", () => {
   it("have unique numeric ids, a label and the text each says", () => {

@@ -2,6 +2,7 @@ import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { isSignatureImage, SIGNATURE_IMAGE_MESSAGE, signatureImageSize } from "~/domain/signature-image";
+import { refuseInklessDrawing, signatureHasInk } from "~/domain/signature-ink.server";
 import { ConsentSignInput } from "~/domain/consents";
 import { CountersignInput } from "~/domain/note-rules";
 import { parseWith } from "~/domain/validation";
@@ -23,6 +24,7 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["the smallest, 20×10 RGBA", url(png(20, 10, 8, 6)), { width: 20, height: 10 }],
   ])("keeps %s", (_name, dataUrl, size) => {
     expect(signatureImageSize(dataUrl)).toEqual(size);
+    expect(signatureHasInk(dataUrl)).toBe(true);
   });
 
   const crcBroken = Buffer.from(good);
@@ -34,6 +36,10 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["too wide, 2001×140", url(png(2001, 140))],
     ["too tall, 480×1001", url(png(480, 1001, 1, 0))],
     ["a 1×1 RGBA", url(png(1, 1, 8, 6))],
+    // At least 20×10 pixels (decision 040, stop 42), even with a stroke.
+    ["2000×1 with a stroke", url(png(2000, 1, 8, 6))],
+    ["1×1000 with a stroke", url(png(1, 1000, 8, 6))],
+    ["19×10 with a stroke", url(png(19, 10, 8, 6))],
     ["zero width", url(png(0, 140))],
     ["zero height", url(png(480, 0))],
     ["a bit depth colour type 2 does not take (4)", url(png(48, 14, 4, 2))],
@@ -53,10 +59,11 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["empty", ""],
   ])("refuses %s", (_name, dataUrl) => {
     expect(isSignatureImage(dataUrl)).toBe(false);
+    expect(signatureHasInk(dataUrl)).toBe(false);
   });
 
-  // A drawing must show something (decision 040, stop 42): at least 20×10 pixels, and a pixel that is neither
-  // transparent nor the colour of all the others.
+  // A drawing must show ink (decision 040, stop 42): a pixel that is neither transparent nor the colour of all the
+  // others. The server checks it (signature-ink.server.ts); the structural rule the browser also runs does not.
   const stroke = onStroke(480, 140);
   const ink = (x: number, y: number) => (stroke(x, y) ? [20, 20, 60, 255] : [0, 0, 0, 0]);
   const palette = (colours: number[][], alphas: number[]) => [pngChunk("PLTE", new Uint8Array(colours.flat())), pngChunk("tRNS", new Uint8Array(alphas))];
@@ -69,16 +76,17 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["a transparent palette image", url(pngImage(480, 140, 3, (x) => [x % 2], { chunks: palette([[0, 0, 0], [255, 255, 255]], [0, 0]) }))],
     ["grey with alpha, all transparent", url(pngImage(480, 140, 4, () => [0, 0]))],
     ["greyscale whose every pixel is the tRNS (transparent) grey", url(pngImage(480, 140, 0, () => [255], { chunks: [pngChunk("tRNS", new Uint8Array([0, 255]))] }))],
-    ["2000×1 with a stroke", url(png(2000, 1, 8, 6))],
-    ["1×1000 with a stroke", url(png(1, 1000, 8, 6))],
-    ["19×10 with a stroke", url(png(19, 10, 8, 6))],
     ["blank image data shorter than the header says", url(pngBytes(480, 140, { colour: 6, fill: 0, ink: false, rows: 70 }))],
-  ])("refuses %s", (_name, dataUrl) => {
-    expect(isSignatureImage(dataUrl)).toBe(false);
+  ])("refuses %s on the server (well-formed, so the browser's structural check keeps it)", (_name, dataUrl) => {
+    expect(signatureHasInk(dataUrl)).toBe(false);
+    expect(isSignatureImage(dataUrl)).toBe(true);
+    expect(refuseInklessDrawing({ signature: ` ${dataUrl} ` }, ["signature"])).toEqual({ signature: SIGNATURE_IMAGE_MESSAGE });
   });
 
   it.each([0, 1, 2, 3, 4])("keeps a stroke on a transparent pad, RGBA, each scan line filtered with type %i", (filter) => {
-    expect(signatureImageSize(url(pngImage(480, 140, 6, ink, { filter })))).toEqual({ width: 480, height: 140 });
+    const dataUrl = url(pngImage(480, 140, 6, ink, { filter }));
+    expect(signatureImageSize(dataUrl)).toEqual({ width: 480, height: 140 });
+    expect(signatureHasInk(dataUrl)).toBe(true);
   });
 
   it.each([
@@ -90,6 +98,13 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["a single dot", url(pngImage(480, 140, 6, (x, y) => (x === 479 && y === 139 ? [0, 0, 0, 255] : [0, 0, 0, 0])))],
   ])("keeps a real stroke: %s", (_name, dataUrl) => {
     expect(signatureImageSize(dataUrl)).toEqual({ width: 480, height: 140 });
+    expect(signatureHasInk(dataUrl)).toBe(true);
+  });
+
+  it("the server's check leaves alone what the schema answers for: no drawing, a field already refused", () => {
+    const blank = url(pngImage(480, 140, 6, () => [0, 0, 0, 0]));
+    expect(refuseInklessDrawing({ a: null, b: "", c: "  ", d: SIGNATURE_PNG, e: blank }, ["a", "b", "c", "d", "e"], { e: "too large" })).toBeNull();
+    expect(refuseInklessDrawing({ a: blank, b: blank }, ["b"])).toEqual({ b: SIGNATURE_IMAGE_MESSAGE });
   });
 
   it("the huge image compressed is small enough to pass the length limits, so only its header tells", () => {

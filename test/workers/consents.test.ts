@@ -515,6 +515,17 @@ describe("the parent portal", () => {
     expect((await consentRow(c.id)).status).toBe("signed");
   });
 
+  it("a blank drawing without the typed name answers both fields, nothing signed", async () => {
+    const c = await draft(child.id, [2]);
+    const before = await consentRow(c.id);
+    const res = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "", signature: pngDataUrl(pngBytes(480, 140, { ink: false })), agree: "on" }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(SIGNATURE_IMAGE_MESSAGE);
+    expect(html).toContain(CONSENT_MESSAGES.nameRequired);
+    expect(await consentRow(c.id)).toEqual(before);
+  });
+
   it("a parent signs only the text they read: a draft the clinic changed since answers 409 with the current text, nothing signed", async () => {
     const c = await draft(child.id, [1, 2]);
     const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();

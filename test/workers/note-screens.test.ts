@@ -431,6 +431,13 @@ describe("edit, amend, view", () => {
     expect(/<input[^>]*name="supervisor_signature"[^>]*value="([^"]*)"/.exec(hugeText)?.[1]).toBe("");
     expect(hugeText).not.toContain("data-signature-preview");
     expect(await versionOf(id)).toBe(version);
+    // A well-formed drawing that shows nothing (decision 040, stop 42; the server's ink check): the same.
+    const blank = await countersign(id, { version: String(version), supervisor_signature: pngDataUrl(pngBytes(480, 140, { colour: 6, fill: 0, ink: false })) });
+    expect(blank.status).toBe(422);
+    const blankText = await blank.text();
+    expect(blankText).toContain(SIGNATURE_IMAGE_MESSAGE);
+    expect(/<input[^>]*name="supervisor_signature"[^>]*value="([^"]*)"/.exec(blankText)?.[1]).toBe("");
+    expect(await versionOf(id)).toBe(version);
     // A stale version: 409.
     expect((await countersign(id, { version: String(version - 1) })).status).toBe(409);
     expect(await versionOf(id)).toBe(version);

@@ -481,6 +481,32 @@ describe("a drawn signature is a small, well-formed PNG (decision 023, stop 36)"
     expect((await db().select({ id: notes.id }).from(notes)).length).toBe(before);
   });
 
+  // The ink check runs on the server only (app/domain/signature-ink.server.ts, decision 040): every edit path too.
+  const BLANK = pngDataUrl(pngBytes(480, 140, { colour: 6, fill: 0, ink: false }));
+  it.each([
+    ["a v2 PUT", "PUT", "/v2/notes-rbt/ID", true],
+    ["a v2 PATCH", "PATCH", "/v2/notes-rbt/ID", false],
+    ["a v1 PUT", "PUT", "/note_rbt/update/ID", true],
+  ] as const)("an edit sending a blank drawing (%s) is refused on the field, and nothing is written", async (_, method, path, whole) => {
+    const s = await scene();
+    const created = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body());
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const n = created.json.data ?? created.json;
+    const before = await rowOf(n.id);
+    const sent = { provider_name: "Robin RBT", provider_signed_on: day(-1), provider_signature: BLANK, version: n.version };
+    const res = await call(s.rbt.token, method, path.replace("ID", String(n.id)), whole ? { ...s.body(), ...sent } : sent);
+    expect(res.status, JSON.stringify(res.json)).toBe(422);
+    expect(res.json.errors.provider_signature).toBe(SIGNATURE_IMAGE_MESSAGE);
+    expect(await rowOf(n.id)).toEqual(before);
+  });
+
+  it("a blank drawing beside another refused field answers both fields", async () => {
+    const s = await scene();
+    const res = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ md: "ZZ", provider_name: "Robin RBT", provider_signed_on: day(-1), provider_signature: BLANK }));
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toMatchObject({ provider_signature: SIGNATURE_IMAGE_MESSAGE, md: expect.any(String) });
+  });
+
   it("a drawing of the pad at 3× (1440×420) signs the note", async () => {
     const s = await scene();
     const res = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), provider_signature: pngDataUrl(pngBytes(1440, 420, { depth: 1 })) }));
