@@ -100,6 +100,26 @@ export function zonedMidnight(year: number, month: number, day: number, timeZone
   return at;
 }
 
+/**
+ * The stored instants (ISO UTC, as the tables keep them) that fall on the local days `from` … `to` (inclusive,
+ * yyyy-mm-dd) in the zone: `start` is local midnight of `from`, `before` local midnight of the day after `to`; either
+ * is null when its day is not given. A list filters `at >= start and at < before` (index-friendly), so its From/To
+ * keep exactly the rows whose `localDate` in the same zone is in the period. No zone, or one the runtime does not
+ * know, reads UTC days (as `localDate` does).
+ */
+export function localDayBounds(from: string | null | undefined, to: string | null | undefined, timeZone: string | null | undefined): { start: string | null; before: string | null } {
+  const midnight = (date: string) => {
+    const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+    try {
+      return zonedMidnight(y, m, d, timeZone || "UTC").toISOString();
+    } catch {
+      return zonedMidnight(y, m, d, "UTC").toISOString();
+    }
+  };
+  const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  return { start: from ? midnight(from) : null, before: to ? midnight(dayAfter(to)) : null };
+}
+
 /** The local year and month (1-12) of an instant in the zone. */
 export function zonedYearMonth(at: Date, timeZone: string): { year: number; month: number } {
   const p = partsIn(at, timeZone);

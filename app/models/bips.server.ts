@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { localDayBounds } from "~/domain/time";
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
@@ -278,6 +279,8 @@ export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<
   const f = parsed.data;
   const patientId = filteredClientId(f);
   const s = query.search;
+  // From/To are days on the actor's clock, the one the list's dates are shown on (decision 039).
+  const days = localDayBounds(query.date_from, query.date_to, ctx.actor.timeZone);
   const where = and(
     isNull(bips.deletedAt),
     patientScope(ctx),
@@ -286,8 +289,8 @@ export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<
     f.type_of_assessment !== "" ? eq(bips.typeOfAssessment, Number(f.type_of_assessment)) : undefined,
     f.needs_attention !== "" ? eq(bips.attention, f.needs_attention === "true" || f.needs_attention === "1") : undefined,
     clientSearch(s),
-    query.date_from ? sql`${bips.createdAt} >= ${query.date_from}` : undefined,
-    query.date_to ? sql`${bips.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
+    days.start ? sql`${bips.createdAt} >= ${days.start}` : undefined,
+    days.before ? sql`${bips.createdAt} < ${days.before}` : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     listSelect(ctx, where).orderBy(desc(bips.id)).limit(query.per_page).offset(offset(query)),

@@ -1,4 +1,5 @@
 import { aliasedTable, and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
+import { localDayBounds } from "~/domain/time";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, remittanceLines, remittances, users, x12Files } from "~/db/schema";
@@ -507,16 +508,16 @@ export interface ClaimRow {
 }
 
 function listWhere(ctx: ModelContext, f: ClaimFilters, query: ListQuery): SQL | undefined {
-  const from = f.date_from || query.date_from;
-  const to = f.date_to || query.date_to;
+  // The From/To days are the actor's, the clock the list's "Created" is shown on (localDate; decision 039).
+  const days = localDayBounds(f.date_from || query.date_from, f.date_to || query.date_to, ctx.actor.timeZone);
   return and(
     scopeOf(ctx, claims.locationId),
     f.status ? eq(claims.status, f.status) : undefined,
     f.location_id ? eq(claims.locationId, Number(f.location_id)) : undefined,
     f.patient_id ? eq(claims.patientId, Number(f.patient_id)) : undefined,
     f.insurer_id ? eq(claims.insurerId, Number(f.insurer_id)) : undefined,
-    from ? gte(claims.createdAt, from) : undefined,
-    to ? lte(claims.createdAt, `${to}T23:59:59.999Z`) : undefined,
+    days.start ? gte(claims.createdAt, days.start) : undefined,
+    days.before ? lt(claims.createdAt, days.before) : undefined,
   );
 }
 

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { localDayBounds } from "~/domain/time";
 import { locations, userLocations, users } from "~/db/schema";
 import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, LOCATION_IN_USE_KINDS, locationInput, LocationInput, locationTitleKey } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -50,11 +51,13 @@ function scoped(ctx: ModelContext): SQL {
 }
 
 export async function listLocations(ctx: ModelContext, query: ListQuery): Promise<Paged<LocationJson>> {
+  // From/To are days on the actor's clock, the one a location's "Created" is shown on (decision 039).
+  const days = localDayBounds(query.date_from, query.date_to, ctx.actor.timeZone);
   const where = and(
     scoped(ctx),
     query.search ? or(contains(locations.title, query.search), contains(locations.city, query.search)) : undefined,
-    query.date_from ? gte(locations.createdAt, query.date_from) : undefined,
-    query.date_to ? lte(locations.createdAt, `${query.date_to}T23:59:59.999Z`) : undefined,
+    days.start ? gte(locations.createdAt, days.start) : undefined,
+    days.before ? lt(locations.createdAt, days.before) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select().from(locations).where(where).orderBy(asc(locations.title), asc(locations.id)).limit(query.per_page).offset(offset(query)),

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { localDayBounds } from "~/domain/time";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
@@ -178,6 +179,8 @@ function parseFilters(rawFilters: Record<string, unknown>) {
 }
 
 function listWhere(ctx: ModelContext, query: ListQuery, fl: PatientFilters): SQL | undefined {
+  // From/To are days on the actor's clock, the one a client's "Added" is shown on (decision 039).
+  const days = localDayBounds(query.date_from, query.date_to, ctx.actor.timeZone);
   return and(
     patientScope(ctx),
     searchCondition(query.search),
@@ -186,8 +189,8 @@ function listWhere(ctx: ModelContext, query: ListQuery, fl: PatientFilters): SQL
     fl.parent_id !== "" ? eq(patients.parentId, fl.parent_id) : undefined,
     fl.status !== "" ? eq(patients.status, fl.status) : undefined,
     fl.staff_id !== "" ? or(...Object.values(STAFF_COLUMNS).map((c) => eq(c, fl.staff_id as number))) : undefined,
-    query.date_from ? sql`${patients.createdAt} >= ${query.date_from}` : undefined,
-    query.date_to ? sql`${patients.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
+    days.start ? sql`${patients.createdAt} >= ${days.start}` : undefined,
+    days.before ? sql`${patients.createdAt} < ${days.before}` : undefined,
   );
 }
 

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
+import { localDayBounds } from "~/domain/time";
 import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
@@ -76,6 +77,8 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
   const { bip_id: bipId, category } = parsed.data;
   const patientId = filteredClientId(parsed.data);
   const s = query.search;
+  // From/To are days on the actor's clock, as every list's (decision 039).
+  const days = localDayBounds(query.date_from, query.date_to, ctx.actor.timeZone);
   const where = and(
     live,
     isNull(bips.deletedAt),
@@ -84,8 +87,8 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     bipId !== "" ? eq(plans.bipId, bipId) : undefined,
     category !== "" ? eq(plans.category, category) : undefined,
     s ? contains(plans.name, s) : undefined,
-    query.date_from ? sql`${plans.createdAt} >= ${query.date_from}` : undefined,
-    query.date_to ? sql`${plans.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
+    days.start ? sql`${plans.createdAt} >= ${days.start}` : undefined,
+    days.before ? sql`${plans.createdAt} < ${days.before}` : undefined,
   );
   const order = [asc(plans.bipId), categoryOrder, asc(plans.position), asc(plans.id)] as const;
   const pageIds = ctx.db

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localDate, localDateTime, zonedDate } from "~/domain/time";
+import { localDate, localDateTime, localDayBounds, zonedDate } from "~/domain/time";
 
 /**
  * A stored instant read on the actor's clock (decision 039): the one helper every screen uses to print when a row was
@@ -64,6 +64,39 @@ describe("localDate: the day of an instant on the actor's clock", () => {
         const at = new Date(Date.UTC(2026, 10, 27) + h * 3_600_000);
         expect(localDate(at, zone)).toBe(zonedDate(at, zone));
       }
+    }
+  });
+});
+
+/**
+ * A list's From/To days on the actor's clock (decision 039): the UTC instants a stored timestamp is compared with,
+ * `at >= start and at < before`, so a row is kept exactly when its `localDate` is in the period.
+ */
+describe("localDayBounds: local days as stored instants", () => {
+  it.each<[string, string | null, string | null, string | null, { start: string | null; before: string | null }]>([
+    ["Los Angeles (PST)", "2026-11-20", "2026-11-20", "America/Los_Angeles", { start: "2026-11-20T08:00:00.000Z", before: "2026-11-21T08:00:00.000Z" }],
+    ["Auckland (NZDT)", "2026-11-20", "2026-11-20", "Pacific/Auckland", { start: "2026-11-19T11:00:00.000Z", before: "2026-11-20T11:00:00.000Z" }],
+    ["no zone: UTC days", "2026-11-20", "2026-11-21", null, { start: "2026-11-20T00:00:00.000Z", before: "2026-11-22T00:00:00.000Z" }],
+    ["an unknown zone: UTC days", "2026-11-20", "2026-11-20", "Mars/Olympus", { start: "2026-11-20T00:00:00.000Z", before: "2026-11-21T00:00:00.000Z" }],
+    ["From alone", "2026-11-20", null, "America/Denver", { start: "2026-11-20T07:00:00.000Z", before: null }],
+    ["To alone, the last day of a month", null, "2026-11-30", "America/Denver", { start: null, before: "2026-12-01T07:00:00.000Z" }],
+    // Spring forward in New York (8 March 2026): that day is 23 hours long.
+    ["New York, the spring-forward day", "2026-03-08", "2026-03-08", "America/New_York", { start: "2026-03-08T05:00:00.000Z", before: "2026-03-09T04:00:00.000Z" }],
+    // Auckland falls back on 5 April 2026: that day is 25 hours long.
+    ["Auckland, the fall-back day", "2026-04-05", "2026-04-05", "Pacific/Auckland", { start: "2026-04-04T11:00:00.000Z", before: "2026-04-05T12:00:00.000Z" }],
+  ])("%s", (_label, from, to, zone, expected) => {
+    expect(localDayBounds(from, to, zone)).toEqual(expected);
+  });
+
+  it.each<[string, string, string]>([
+    ["Los Angeles", "America/Los_Angeles", "2026-11-20"],
+    ["Auckland", "Pacific/Auckland", "2026-11-20"],
+    ["Tokyo", "Asia/Tokyo", "2026-11-20"],
+  ])("in %s the bounds keep exactly the instants whose localDate is the day", (_label, zone, day) => {
+    const { start, before } = localDayBounds(day, day, zone);
+    for (let t = Date.parse(`${day}T00:00:00Z`) - 2 * 86_400_000; t < Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000; t += 30 * 60_000) {
+      const iso = new Date(t).toISOString();
+      expect(iso >= start! && iso < before!, iso).toBe(localDate(iso, zone) === day);
     }
   });
 });
