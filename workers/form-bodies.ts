@@ -1,6 +1,8 @@
 // Kept out of workers/app.ts: every named export of the Worker's main module must be a handler (workerd refuses a
 // constant there), so the screens' body rule and its messages live here.
 
+import { readBoundedBody } from "./body-limit";
+
 const URLENCODED = "application/x-www-form-urlencoded";
 const MULTIPART = "multipart/form-data";
 /** What a screen's form is sent as; a browser's form, with or without JavaScript, always is one of these. */
@@ -8,10 +10,10 @@ const FORM_BODIES = [URLENCODED, MULTIPART];
 export const NOT_A_FORM = "Send the form as application/x-www-form-urlencoded or multipart/form-data.";
 export const FORM_UNREADABLE = "The form could not be read. Send it again.";
 /**
- * The largest multipart screen post read at all: above every upload screen's own limit (an 835 or .xlsx of 1 MB, an
- * avatar of 200 kB, each checked with its own message below this), so a huge body is refused before it is read twice.
+ * A screen post over MAX_REQUEST_BODY_BYTES (workers/body-limit.ts), URL-encoded or multipart, is refused 413 with this
+ * before it is read whole: above every upload screen's own limit (an 835 or .xlsx of 1 MB, an avatar of 200 kB, each
+ * checked with its own message below this) and every form's fields.
  */
-export const MAX_SCREEN_MULTIPART_BYTES = 4 * 1024 * 1024;
 export const FORM_TOO_LARGE = "The form is too large: at most 4 MB.";
 
 /** Why a screen change is not passed on: its answer's status and message. */
@@ -25,24 +27,28 @@ export interface FormRefusal {
  * and the runtime's form reader throws on anything else, which was a 500 (probe 8955 #1). A change with no
  * Content-Type and no body is an empty form (a bare sign-out, a scripted post: the action answers it, with its field
  * errors where it needs fields); any other body that is not a form is refused 415. A multipart body the reader cannot
- * take apart (no boundary, a truncated message) is refused 400 (probe 8986 #5); it is read here once more, so only
+ * take apart (no boundary, a truncated message) is refused 400 (probe 8986 #5); it is parsed here once more, so only
  * multipart posts (the upload screens) pay for that. A URL-encoded body reads as UTF-8 whatever charset its type names
- * (asUtf8Form). The API reads its own bodies.
+ * (asUtf8Form). Any body over MAX_REQUEST_BODY_BYTES is refused 413 before it is read whole (readBoundedBody); the
+ * action gets a request carrying the bytes read here. The API bounds its own bodies with the same helper.
  */
 export async function asFormChange(request: Request): Promise<Request | FormRefusal> {
   if (request.method === "GET" || request.method === "HEAD") return request;
   const type = request.headers.get("Content-Type");
-  if (type !== null) {
-    const media = type.split(";")[0]!.trim().toLowerCase();
-    if (!FORM_BODIES.includes(media)) return { status: 415, message: NOT_A_FORM };
-    if (media === URLENCODED) return asUtf8Form(request, type);
-    if (Number(request.headers.get("Content-Length") ?? 0) > MAX_SCREEN_MULTIPART_BYTES) return { status: 413, message: FORM_TOO_LARGE };
-    return (await readsAsForm(request)) ? request : { status: 400, message: FORM_UNREADABLE };
+  const media = type === null ? null : type.split(";")[0]!.trim().toLowerCase();
+  if (media !== null && !FORM_BODIES.includes(media)) return { status: 415, message: NOT_A_FORM };
+  // Read once, at most MAX_REQUEST_BODY_BYTES (decision 017, stop 42); the action reads the bytes read here.
+  const bytes = await readBoundedBody(request);
+  if (bytes === null) return { status: 413, message: FORM_TOO_LARGE };
+  if (type === null) {
+    if (bytes.byteLength > 0) return { status: 415, message: NOT_A_FORM };
+    const headers = new Headers(request.headers);
+    headers.set("Content-Type", URLENCODED);
+    return new Request(request, { headers, body: "" });
   }
-  if (await request.clone().text()) return { status: 415, message: NOT_A_FORM };
-  const headers = new Headers(request.headers);
-  headers.set("Content-Type", URLENCODED);
-  return new Request(request, { headers, body: "" });
+  if (media === URLENCODED) return asUtf8Form(request, type, bytes);
+  const form = new Request(request, { body: bytes });
+  return (await readsAsForm(form)) ? form : { status: 400, message: FORM_UNREADABLE };
 }
 
 async function readsAsForm(request: Request): Promise<boolean> {
@@ -90,12 +96,11 @@ function isAsciiForm(bytes: Uint8Array): boolean {
  * UTF-8. Any other body (a raw Latin-1 letter or its escape, UTF-16's zero bytes) would read as other text than
  * was sent, so it is refused 415, and the action never sees it.
  */
-async function asUtf8Form(request: Request, type: string): Promise<Request | FormRefusal> {
-  if (!type.includes(";")) return request;
+function asUtf8Form(request: Request, type: string, bytes: Uint8Array<ArrayBuffer>): Request | FormRefusal {
+  if (!type.includes(";")) return new Request(request, { body: bytes });
   const headers = new Headers(request.headers);
   headers.set("Content-Type", URLENCODED);
   const charset = charsetOf(type);
-  if (charset === null || UTF8_LABELS.has(charset)) return new Request(request, { headers });
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  return isAsciiForm(bytes) ? new Request(request, { headers, body: bytes }) : { status: 415, message: FORM_UNREADABLE };
+  if (charset === null || UTF8_LABELS.has(charset) || isAsciiForm(bytes)) return new Request(request, { headers, body: bytes });
+  return { status: 415, message: FORM_UNREADABLE };
 }

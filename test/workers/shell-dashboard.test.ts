@@ -1,7 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/app";
-import { FORM_TOO_LARGE, FORM_UNREADABLE, MAX_SCREEN_MULTIPART_BYTES, NOT_A_FORM } from "../../workers/form-bodies";
+import { MAX_REQUEST_BODY_BYTES } from "../../workers/body-limit";
+import { FORM_TOO_LARGE, FORM_UNREADABLE, NOT_A_FORM } from "../../workers/form-bodies";
 import { sessions, tickets, users } from "~/db/schema";
 import { eq, inArray } from "drizzle-orm";
 import { api, apiToken, BASE, createBip, createLocation, createParent, createPatient, createPlan, createUser, db, form, request, setCookiesBesidesBookmark, signInCookie } from "./helpers";
@@ -347,7 +348,7 @@ describe("shell", () => {
     expect((await request("/profile", { cookie })).status).toBe(200);
     // Above every upload screen's own limit, a multipart post is refused before it is read (stop 35); under it, the
     // screen's own limit answers with its own message.
-    const huge = await request("/profile", { method: "POST", cookie, headers: { "Content-Type": "multipart/form-data; boundary=x" }, body: `--x\r\n${part}${"x".repeat(MAX_SCREEN_MULTIPART_BYTES)}\r\n--x--\r\n` });
+    const huge = await request("/profile", { method: "POST", cookie, headers: { "Content-Type": "multipart/form-data; boundary=x" }, body: `--x\r\n${part}${"x".repeat(MAX_REQUEST_BODY_BYTES)}\r\n--x--\r\n` });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toBe(FORM_TOO_LARGE);
     const file = new FormData();

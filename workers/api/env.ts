@@ -7,6 +7,7 @@ import { givenOnceMessage } from "~/domain/list-filters";
 import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
+import { BODY_TOO_LARGE, readBoundedBody } from "../body-limit";
 
 export interface AppEnv {
   Bindings: Env;
@@ -96,6 +97,7 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 }
 
 /**
+ * Every API body is at most MAX_REQUEST_BODY_BYTES (workers/body-limit.ts): 413 `{ message }` before it is read whole.
  * Every API request that says it carries JSON must carry a JSON object, nested at most MAX_JSON_DEPTH levels: 400 before
  * any handler runs otherwise. An object that gives a key twice (at any depth) answers 422 naming it ("Give name once.",
  * keyed by its path): JSON.parse would keep the last silently, and the API never picks one of two (as for a query
@@ -104,8 +106,16 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
  * overflows the stack (`Number([[[…]]])` recurses). The text is cached by Hono: handlers read it again for free.
  */
 export async function refuseMalformedJson(c: Context<AppEnv>, next: () => Promise<void>) {
-  if (isJsonType(c.req.header("Content-Type") ?? "") && c.req.method !== "GET" && c.req.method !== "HEAD") {
-    const text = await c.req.text();
+  if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+  // Every body, whatever its type, is read at most MAX_REQUEST_BODY_BYTES (decision 017, stop 42): a larger one is
+  // refused 413 before it is read whole. The bytes read are Hono's cached body, which every handler reads from.
+  const bytes = await readBoundedBody(c.req.raw);
+  if (bytes === null) return c.json({ message: BODY_TOO_LARGE }, 413);
+  const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+  cache.arrayBuffer = Promise.resolve(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  if (isJsonType(c.req.header("Content-Type") ?? "")) {
+    const text = new TextDecoder().decode(bytes);
+    cache.text = Promise.resolve(text);
     if (text.trim() !== "") {
       let parsed: unknown;
       try {
