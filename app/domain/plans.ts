@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { choiceOr, MESSAGES, optionalDate, optionalLine, optionalNumber, optionalText, requiredLine } from "./fields";
-import type { SetElsewhere } from "./validation";
+import { choiceOr, MESSAGES, notTextMessage, optionalDate, optionalLine, optionalNumber, optionalText, requiredLine } from "./fields";
+import { plainText, type SetElsewhere } from "./validation";
 
 /**
  * Plans (goals) of a BIP and their objectives (clinical §3 plan, objective; §4; §5 plan normalisation;
@@ -86,8 +86,12 @@ export const PLAN_MESSAGES = {
   status: "Choose a status from the list.",
 } as const;
 
-/** Measurement fields are taken as sent and decided by normalisePlan (an unlisted value is not an error). */
-const measured = v.optional(v.unknown(), null);
+/**
+ * Measurement fields: text (or nothing), decided by normalisePlan (an unlisted word is not an error, clinical §5). A
+ * value that is not text (a number, list, object, true/false) or broken text (a control character, a lone surrogate)
+ * is refused at the field, as every text field is (decision 017, stop 42): it was turned into the default silently.
+ */
+const measured = (label: string) => v.optional(v.nullable(v.pipe(v.string(notTextMessage(label)), plainText(label))), null);
 
 /** A goal (clinical §3 Plan) as the add/edit form and the API send it; the output is normalised. */
 export const PlanInput = v.pipe(
@@ -99,12 +103,12 @@ export const PlanInput = v.pipe(
     current_progress: optionalLine("Current progress", 255),
     baseline_level: optionalNumber("Baseline level", 0),
     baseline_date: optionalDate,
-    baseline_timeframe: measured,
+    baseline_timeframe: measured("Baseline timeframe"),
     initial_intensity: optionalLine("Initial intensity", 255),
     current_intensity: optionalLine("Current intensity", 255),
     intensity_key: optionalLine("Intensity key", 255),
-    timeframe: measured,
-    unit_type: measured,
+    timeframe: measured("Timeframe"),
+    unit_type: measured("Unit type"),
   }),
   v.transform(normalisePlan),
 );

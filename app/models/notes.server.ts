@@ -1377,7 +1377,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const raw = withEditedSummary(body, current.summary_note);
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
-  if (namesNoField(namedNoteKeys(raw), [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();
+  // The endpoint decides the type (decision 017, stop 42): the same type sent back is no change, another is refused.
+  if (raw.type !== undefined && raw.type !== type) return invalid({ type: NOTE_MESSAGES.typeReadOnly });
+  const { type: _type, ...named } = namedNoteKeys(raw);
+  if (namesNoField(named, [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
   if (opts.partial) {
     // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.
@@ -1410,8 +1413,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const input = parsed.input;
   if (writesSupervisorSignature(input, current)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
   // A signed note sent back unchanged is no amendment: it answers "Nothing to change" whether or not it names a
-  // reason, never "needs a reason" first (decision 023, stop 37). A real change still needs the reason.
-  const unchangedSigned = Boolean(current.signed_at) && changesNothing(input, noteAsInput(current));
+  // reason, never "needs a reason" first (decision 023, stop 37). A real change still needs the reason. A PATCH
+  // that leaves every field as stored changes nothing either: no write, the version stays (decision 017, stop 42).
+  const unchanged = changesNothing(input, noteAsInput(current));
+  const unchangedSigned = Boolean(current.signed_at) && unchanged;
   let reason: string | null = null;
   if (current.signed_at && !unchangedSigned) {
     const r = parseWith(AmendmentReason, opts.amendmentReason ?? "");
@@ -1419,10 +1424,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     reason = r.data;
   }
   if (opts.version !== null && opts.version !== current.version) {
-    const again = opts.resend && current.version === opts.version + 1 && changesNothing(input, noteAsInput(current)) ? await ownSaveAgain(db, ctx, id, current.version, opts.amendmentReason) : null;
+    const again = opts.resend && current.version === opts.version + 1 && unchanged ? await ownSaveAgain(db, ctx, id, current.version, opts.amendmentReason) : null;
     return again ? ok(current, again) : conflict(current);
   }
-  if (unchangedSigned) return nothingToChange();
+  if (unchangedSigned || (opts.partial && unchanged)) return nothingToChange();
   // On a claim that is not rejected, what the claim billed stays (the write's WHERE holds it against a claim built meanwhile).
   const claimed = claimedNoteChanges(input, current);
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });

@@ -244,6 +244,9 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const dates = goalDateErrors(parsed.data, todayIn(ctx.now(), scope.timeZone), current);
   if (Object.keys(dates).length) return invalid(dates);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // A PATCH that leaves every column as stored (a value normalised back to the stored one, say) writes nothing and
+  // keeps the version (decision 017, stop 42). The stored goal has the input's fields.
+  if (opts.partial && JSON.stringify(values(parsed.data)) === JSON.stringify(values(current as unknown as PlanInput))) return nothingToChange();
   const moved = parsed.data.category !== current.category;
   const gapWrites = moved ? await closeCategoryGap(ctx, current.bip_id, current.category, id) : [];
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "plan", entityId: id, patientId: current.patient_id }, () => [

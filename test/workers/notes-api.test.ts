@@ -920,3 +920,36 @@ describe("the afternoon pair starts when or after the morning pair ends (probe 8
     expect(await notesOf(s.patient.id)).toMatchObject([{ timeIn: "09:00", timeIn2: "15:00", minutes: 120, version: 4 }]);
   });
 });
+
+describe("a PATCH that changes nothing (decision 017, stop 42)", () => {
+  type Case = [label: string, path: "notes-rbt" | "notes-bcba", patch: Record<string, unknown>, status: number, field: string | null];
+  const CASES: Case[] = [
+    ["another type: an object", "notes-rbt", { type: { x: "\u0000" } }, 422, "type"],
+    ["another type: a number", "notes-rbt", { type: 123 }, 422, "type"],
+    ["another type: a lone surrogate", "notes-rbt", { type: "\ud800" }, 422, "type"],
+    ["another type: the other endpoint's", "notes-rbt", { type: "bcba" }, 422, "type"],
+    ["the same type alone", "notes-rbt", { type: "rbt" }, 422, null],
+    ["a field sent with its stored value", "notes-rbt", { time_out: "10:00" }, 422, null],
+    ["the same type beside a stored value", "notes-rbt", { type: "rbt", pos: "12" }, 422, null],
+  ];
+  it.each(CASES)("%s: %i, nothing written, the version stays", async (_label, path, patch, status, field) => {
+    const s = await scene();
+    const created = (await post(s.rbt.token, `/v2/${path}`, body(s, path === "notes-bcba" ? { cpt_code: "97153" } : {}))).json.data;
+    expect(created?.id, "created").toBeTruthy();
+    const [before] = await db().select().from(notes).where(eq(notes.id, created.id));
+    const res = await call(s.rbt.token, "PATCH", `/v2/${path}/${created.id}`, patch);
+    expect(res.status, JSON.stringify(res.json)).toBe(status);
+    if (field) expect(res.json.errors?.[field]).toBe(NOTE_MESSAGES.typeReadOnly);
+    else expect(res.json.message).toMatch(/^Nothing to change/);
+    const [after] = await db().select().from(notes).where(eq(notes.id, created.id));
+    expect([after!.version, after!.updatedAt, after!.type]).toEqual([before!.version, before!.updatedAt, before!.type]);
+  });
+
+  it("a real change beside the same type still saves and moves the version", async () => {
+    const s = await scene();
+    const created = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    const res = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { type: "rbt", time_out: "10:15" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data).toMatchObject({ version: created.version + 1, total_minutes: 75 });
+  });
+});

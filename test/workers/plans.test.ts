@@ -741,3 +741,41 @@ describe("re-numbering is one statement however many rows move (D1: queries per 
     expect([reorder.statements(), remove.statements()]).toEqual([8, 7]);
   });
 });
+
+describe("a goal PATCH that changes nothing, or a measurement that is not text (decision 017, stop 42)", () => {
+  type Case = [label: string, patch: Record<string, unknown>, field: string | null];
+  const CASES: Case[] = [
+    ["baseline_timeframe a lone surrogate", { baseline_timeframe: "\ud800" }, "baseline_timeframe"],
+    ["baseline_timeframe with a NUL", { baseline_timeframe: "\u0000x" }, "baseline_timeframe"],
+    ["baseline_timeframe an object", { baseline_timeframe: {} }, "baseline_timeframe"],
+    ["baseline_timeframe a number", { baseline_timeframe: 123 }, "baseline_timeframe"],
+    ["baseline_timeframe 1e308", { baseline_timeframe: 1e308 }, "baseline_timeframe"],
+    ["timeframe true", { timeframe: true }, "timeframe"],
+    ["unit_type a list", { unit_type: ["minutes"] }, "unit_type"],
+    ["an unlisted word normalised back to the stored default", { baseline_timeframe: "per_day" }, null],
+    ["the stored value itself", { baseline_timeframe: "per_hour" }, null],
+    ["the stored name", { name: "Tantrums" }, null],
+  ];
+  it.each(CASES)("%s: 422, nothing written, the version stays", async (_label, patch, field) => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const plan = await createPlan(w.bip, { name: "Tantrums", category: "maladaptive", timeframe: "per_week", baselineTimeframe: "per_hour", unitType: "occurrences" });
+    const [before] = await db().select().from(plans).where(eq(plans.id, plan.id));
+    const res = await api(`/v2/plans/${plan.id}`, { method: "PATCH", token, body: patch });
+    const answer = await json(res);
+    expect(res.status, JSON.stringify(answer)).toBe(422);
+    if (field) expect(answer.errors[field]).toBeTruthy();
+    else expect(answer.message).toMatch(/^Nothing to change/);
+    const [after] = await db().select().from(plans).where(eq(plans.id, plan.id));
+    expect(after).toEqual(before);
+  });
+
+  it("a real change still saves; an unlisted word on a new plan still normalises (clinical §5)", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const plan = await createPlan(w.bip, { name: "Tantrums", category: "maladaptive", timeframe: "per_week", baselineTimeframe: "per_hour", unitType: "occurrences" });
+    const res = await api(`/v2/plans/${plan.id}`, { method: "PATCH", token, body: { baseline_timeframe: "per_week" } });
+    expect(res.status).toBe(200);
+    expect((await json(res)).data).toMatchObject({ baseline_timeframe: "per_week", version: plan.version + 1 });
+  });
+});
