@@ -167,7 +167,8 @@ describe("a body naming the price twice must name one price (probe 8924 §1)", (
     ["create", { unit_price: "5.00", unit_price_cents: null }, 422, DISAGREE, null],
     ["PATCH", { unit_price: "6.50", unit_price_cents: 650 }, 200, null, 650],
     ["PATCH", { unit_price: null, unit_price_cents: null }, 200, null, null],
-    ["PATCH", { unit_price: "5.00", unit_price_cents: 500 }, 200, null, 500],
+    // The price the note already has: a PATCH that changes nothing writes nothing (decision 017, stop 42).
+    ["PATCH", { unit_price: "5.00", unit_price_cents: 500 }, 422, null, 500],
     ["PATCH", { unit_price: null, unit_price_cents: 500 }, 422, DISAGREE, 500],
     ["PATCH", { unit_price: 5, unit_price_cents: 300 }, 422, DISAGREE, 500],
     ["PATCH", { unit_price: "5.00", unit_price_cents: null }, 422, DISAGREE, 500],

@@ -139,7 +139,7 @@ describe("/api/v2/patients", () => {
     expect((await api(`/patient/destroy/${p.id}`, { method: "DELETE", token })).status).toBe(200);
     expect((await row(p.id)).deletedAt).not.toBeNull();
     expect((await api(`/v2/patients/${p.id}`, { token })).status).toBe(404);
-    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["update", "update", "status", "delete"]);
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["update", "read", "update", "status", "delete"]);
   });
 
   it("by identifier: found in scope and audited", async () => {
@@ -179,7 +179,7 @@ describe("/api/v2/pa-services", () => {
     expect((await api(`/v2/pa-services/${created.id}`, { method: "PUT", token, body: pa(p.id, { n_units: 80, version: 1 }) })).status).toBe(200);
     expect((await api(`/v2/pa-services/${created.id}`, { method: "PUT", token, body: pa(p.id, { n_units: 90, version: 1 }) })).status).toBe(409);
     expect((await api(`/v2/pa-services/${created.id}`, { method: "DELETE", token })).status).toBe(200);
-    expect((await auditRows("pa_service", created.id)).map((r) => r.action)).toEqual(["create", "update", "delete"]);
+    expect((await auditRows("pa_service", created.id)).map((r) => r.action)).toEqual(["create", "update", "read", "delete"]);
   });
 
   it("refuses end before start with the message, and writes nothing (a one-day authorization, end = start, is valid)", async () => {

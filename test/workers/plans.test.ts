@@ -301,7 +301,7 @@ describe("/api/v2/plans", () => {
     const bad = await api(`/v2/plans/${c.id}`, { method: "PATCH", token, body: { baseline_level: "lots" } });
     expect(bad.status).toBe(422);
     expect((await json(bad)).errors.baseline_level).toBe("Baseline level must be a number.");
-    expect((await auditActions("plan", a.id)).map((x) => x.action)).toEqual(["update"]);
+    expect((await auditActions("plan", a.id)).map((x) => x.action)).toEqual(["update", "read"]);
   });
 
   it("update-status and delete (soft; the rest of the category re-indexed); other location 404; viewer 403; other methods 405", async () => {
@@ -446,7 +446,7 @@ describe("/api/v2/objectives", () => {
     const status = await api(`/v2/objectives/update-status/${s1.id}`, { method: "PUT", token, body: { status: "mastered" } });
     expect((await json(status)).data).toMatchObject({ status: "mastered" });
     expect((await api(`/v2/objectives/update-status/${s1.id}`, { method: "PUT", token, body: { status: "finished" } })).status).toBe(422);
-    expect((await auditActions("objective", s3.id)).map((r) => r.action)).toEqual(["update", "update"]);
+    expect((await auditActions("objective", s3.id)).map((r) => r.action)).toEqual(["update", "read", "update"]);
   });
 
   it("delete closes the gap; reorder saves the STOs as given with the LTO last; bad ids 422 and nothing changed; another location's goal 422, its objective 404", async () => {
