@@ -99,7 +99,7 @@ function hasInk(h: SignaturePng): boolean {
   };
   try {
     const STEP = 4096;
-    const chunks = data.length === 1 ? data[0]! : concat(data);
+    const chunks = data.length === 1 ? data[0]! : concatBytes(data);
     for (let i = 0; i < chunks.length; i += STEP) {
       inflate.push(chunks.subarray(i, i + STEP), i + STEP >= chunks.length);
       if (overflow) return false;
@@ -112,7 +112,8 @@ function hasInk(h: SignaturePng): boolean {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+/** The bytes of the parts, one after another. */
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

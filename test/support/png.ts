@@ -1,4 +1,5 @@
 import { zlibSync } from "fflate";
+import { concatBytes } from "~/domain/signature-ink.server";
 
 /**
  * PNGs built byte by byte for the drawn-signature rule's tests (app/domain/signature-image.ts): IHDR with the
@@ -14,23 +15,13 @@ function crc32(bytes: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 function u32(n: number): Uint8Array {
   return new Uint8Array([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
 }
 
 export function pngChunk(type: string, data: Uint8Array): Uint8Array {
-  const typed = concat([new TextEncoder().encode(type), data]);
-  return concat([u32(data.length), typed, u32(crc32(typed))]);
+  const typed = concatBytes([new TextEncoder().encode(type), data]);
+  return concatBytes([u32(data.length), typed, u32(crc32(typed))]);
 }
 
 export const PNG_MAGIC = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -44,7 +35,7 @@ export function pngBytes(width: number, height: number, opts: { depth?: number; 
   const depth = opts.depth ?? 8;
   const colour = opts.colour ?? 0;
   const fill = opts.fill ?? 0xff;
-  const ihdr = concat([u32(width), u32(height), new Uint8Array([depth, colour, 0, 0, 0])]);
+  const ihdr = concatBytes([u32(width), u32(height), new Uint8Array([depth, colour, 0, 0, 0])]);
   const channels = colour === 2 ? 3 : colour === 6 ? 4 : colour === 4 ? 2 : 1;
   const rowBytes = Math.ceil((Math.max(width, 1) * depth * channels) / 8) + 1;
   const rows = Math.max(1, opts.rows ?? height);
@@ -54,7 +45,7 @@ export function pngBytes(width: number, height: number, opts: { depth?: number; 
     const at = Math.floor(rows / 2) * rowBytes;
     for (let i = 1; i <= Math.max(1, Math.floor((rowBytes - 1) / 2)); i++) raw[at + i] = fill === 0 ? 0xff : 0;
   }
-  return concat([PNG_MAGIC, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlibSync(raw)), pngChunk("IEND", new Uint8Array())]);
+  return concatBytes([PNG_MAGIC, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlibSync(raw)), pngChunk("IEND", new Uint8Array())]);
 }
 
 export function pngDataUrl(bytes: Uint8Array): string {
@@ -97,8 +88,8 @@ export function pngImage(width: number, height: number, colour: number, pixel: (
       prev = line;
     }
   }
-  const ihdr = concat([u32(width), u32(height), new Uint8Array([8, colour, 0, 0, opts.interlaced ? 1 : 0])]);
-  return concat([PNG_MAGIC, pngChunk("IHDR", ihdr), ...(opts.chunks ?? []), pngChunk("IDAT", zlibSync(new Uint8Array(out))), pngChunk("IEND", new Uint8Array())]);
+  const ihdr = concatBytes([u32(width), u32(height), new Uint8Array([8, colour, 0, 0, opts.interlaced ? 1 : 0])]);
+  return concatBytes([PNG_MAGIC, pngChunk("IHDR", ihdr), ...(opts.chunks ?? []), pngChunk("IDAT", zlibSync(new Uint8Array(out))), pngChunk("IEND", new Uint8Array())]);
 }
 
 /** A pen stroke across a width×height pad: a wave two pixels thick. */
