@@ -4,7 +4,7 @@ import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type NoteIntervals, type StoredPair, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, tidyTime } from "./notes";
 import { unitCount, unitsLeftText } from "./pa-pacing";
-import { zonePlace } from "./time";
+import { localDateTime, zoneOffsetMinutes, zonePlace } from "./time";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
 /**
@@ -39,6 +39,11 @@ export const SCHEDULE_MESSAGES = {
   untilBeforeStart: "The series must end on or after the first session's date.",
   tooMany: (max: number, lastAllowed: string) => `A weekly series has at most ${max} sessions: choose an end date on or before ${lastAllowed}.`,
   past: (today: string) => `A session can be scheduled from today (${today}) on.`,
+  /** Today, but the time in has passed at the location (decision 037, stop 42); a series names its first session. */
+  started: (timeIn: string, now: string, place: string, firstOfSeries: string | null) =>
+    firstOfSeries === null
+      ? `A session can be scheduled from now on: ${timeIn} has passed at ${place} (it is ${now} there).`
+      : `A session can be scheduled from now on: the series' first session, ${firstOfSeries} at ${timeIn}, has passed at ${place} (it is ${now} there).`,
   onDates: (message: string, dates: readonly string[]) => (dates.length === 1 ? `On ${dates[0]}: ${message}` : `On ${dates.join(", ")}: ${message}`),
   /** `left` below 0: the authorization is already over by that much (probe 8956: it said "only 0 units left"); the note form's words (unitsLeftText). */
   paWarning: (needed: number, left: number, sessions: number) => {
@@ -209,6 +214,27 @@ export interface BookingCheck {
   /** A warning (not a refusal): the PA service has fewer units left than the booking needs. */
   warning: string | null;
   units: number;
+}
+
+/**
+ * A booking must not have started yet (decision 037, stop 42): the mirror of the note's "the session has ended"
+ * (sessionEndRefusal). `date` is the first occurrence's (a later one of a weekly series is a week on at least); its
+ * start is compared with now as moments, at the minute (09:30 may be booked until 09:30:59), on the location's clock.
+ * Null when it has not started, or when the zone cannot read the time (checkBooking refuses that one).
+ */
+export function bookingStartRefusal(
+  b: { date: string; timeIn: string; timeOut: string; weekly: boolean },
+  now: Date,
+  timeZone: string,
+  place: string,
+): Refusal | null {
+  const timed = occurrenceTimes(b.date, b.timeIn, b.timeOut, timeZone);
+  const start = timed.ok ? timed.times.pair1?.start : undefined;
+  if (!timed.ok || start === undefined) return null;
+  const offset = timed.times.utcOffset ?? zoneOffsetMinutes(now, timeZone);
+  if (start - offset >= Math.floor(now.getTime() / 60_000)) return null;
+  const clockNow = localDateTime(now, timeZone).slice(11);
+  return { field: "time_in", message: SCHEDULE_MESSAGES.started(b.timeIn, clockNow, place, b.weekly ? b.date : null) };
 }
 
 /** Which booking rule a refusal of firstRefusal comes from: "<field>:<rule>" (one without a rule is its own). */

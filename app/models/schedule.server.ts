@@ -5,7 +5,7 @@ import { locations, notes, paServices, patients, scheduledSessions, scheduleSeri
 import { can, locationScope } from "~/domain/permissions";
 import { storedPairs, todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
-import { bookingDates, BookingSchema, cancelFromInput, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
+import { bookingDates, BookingSchema, bookingStartRefusal, cancelFromInput, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
@@ -297,7 +297,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   for (let round = 0; round < BOOKING_ROUNDS; round++) {
     const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled, sent] = await db.batch([
       db
-        .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, tail: auditTail, nextSession: nextOf(scheduledSessions), nextSeries: nextOf(scheduleSeries) })
+        .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, place: locations.title, tail: auditTail, nextSession: nextOf(scheduledSessions), nextSeries: nextOf(scheduleSeries) })
         .from(patients)
         .innerJoin(locations, eq(locations.id, patients.locationId))
         .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
@@ -336,6 +336,9 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
     if (Object.keys(inactive).length) return invalid(inactive);
     const today = todayIn(ctx.now(), client.timeZone);
     if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
+    // Today, but already started at the location: refused as a past day is (a series: its first session).
+    const started = bookingStartRefusal({ date: first, timeIn: b.time_in, timeOut: b.time_out, weekly }, ctx.now(), client.timeZone, client.place);
+    if (started) return invalid({ [started.field]: started.message });
     const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
     const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out, timeZone: client.timeZone }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
     if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localMinute, todayIn } from "~/domain/note-rules";
 import type { Refusal } from "~/domain/note-rules";
-import { BookingSchema, bookingRuleOf, calendarGrid, calendarTodayWindow, checkBooking, entryTimes, MAX_OCCURRENCES, noteNotYetWritable, RangeQuery, SCHEDULE_MESSAGES, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import { BookingSchema, bookingRuleOf, bookingStartRefusal, calendarGrid, calendarTodayWindow, checkBooking, entryTimes, MAX_OCCURRENCES, noteNotYetWritable, RangeQuery, SCHEDULE_MESSAGES, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 
 describe("weeklyDates: a weekly series' occurrences", () => {
@@ -264,5 +264,34 @@ describe("calendarTodayWindow (the dates read before a location's zone is known)
       expect(span(calendarTodayWindow("week", now))).toBeLessThanOrEqual(14);
       expect(span(calendarTodayWindow("month", now))).toBeLessThanOrEqual(77);
     }
+  });
+});
+
+describe("bookingStartRefusal: a session can be booked from now on, on the location's clock", () => {
+  // 2026-07-15 16:00 UTC is 12:00 in New York (EDT, UTC-4) and 09:00 in Los Angeles (PDT, UTC-7).
+  const now = new Date("2026-07-15T16:00:20Z");
+  const cases: Array<[string, { date: string; timeIn: string; weekly?: boolean }, string, boolean]> = [
+    ["an earlier time today in New York", { date: "2026-07-15", timeIn: "11:30" }, "America/New_York", true],
+    ["the current minute in New York (12:00 is bookable until 12:00:59)", { date: "2026-07-15", timeIn: "12:00" }, "America/New_York", false],
+    ["a minute before now in New York", { date: "2026-07-15", timeIn: "11:59" }, "America/New_York", true],
+    ["a later time today in New York", { date: "2026-07-15", timeIn: "13:00" }, "America/New_York", false],
+    ["11:30 in Los Angeles, where it is 09:00", { date: "2026-07-15", timeIn: "11:30" }, "America/Los_Angeles", false],
+    ["08:30 in Los Angeles", { date: "2026-07-15", timeIn: "08:30" }, "America/Los_Angeles", true],
+    ["tomorrow at 06:00", { date: "2026-07-16", timeIn: "06:00" }, "America/New_York", false],
+    ["a weekly series whose first session has started", { date: "2026-07-15", timeIn: "08:00", weekly: true }, "America/New_York", true],
+  ];
+  it.each(cases)("%s", (_label, b, zone, refused) => {
+    const timeOut = `${String(Number(b.timeIn.slice(0, 2)) + 1).padStart(2, "0")}${b.timeIn.slice(2)}`;
+    const r = bookingStartRefusal({ date: b.date, timeIn: b.timeIn, timeOut, weekly: b.weekly ?? false }, now, zone, "Main Street");
+    expect(r !== null).toBe(refused);
+    if (r) {
+      expect(r.field).toBe("time_in");
+      expect(r.message).toContain(b.weekly ? `first session, ${b.date} at ${b.timeIn}, has passed at Main Street` : `${b.timeIn} has passed at Main Street`);
+    }
+  });
+
+  it("names the location's clock time", () => {
+    const r = bookingStartRefusal({ date: "2026-07-15", timeIn: "08:30", timeOut: "09:30", weekly: false }, now, "America/Los_Angeles", "West");
+    expect(r?.message).toBe("A session can be scheduled from now on: 08:30 has passed at West (it is 09:00 there).");
   });
 });

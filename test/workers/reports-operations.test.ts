@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
-import { count, desc } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, insurances, insuranceServices, notes, rateRecords, tickets } from "~/db/schema";
+import { zonedDate } from "~/domain/time";
 import { getUserActor } from "~/models/actors.server";
 import { amountsFromTheStart } from "~/models/rate-records.server";
 import type { ReadBatch } from "~/models/reports/note-scope.server";
@@ -24,6 +25,8 @@ let w: {
   alice: number;
   bob: number;
   stranger: number;
+  here: number;
+  managerId: number;
 };
 
 async function auditRows(): Promise<number> {
@@ -180,46 +183,50 @@ beforeAll(async () => {
   });
   await db()
     .insert(tickets)
-    .values([
-      {
-        userId: manager.id,
-        locationId: here.id,
-        subject: "New",
-        status: "open",
-        createdAt: hoursAgo(2),
-      },
-      {
-        userId: manager.id,
-        locationId: here.id,
-        subject: "Answered",
-        status: "answered",
-        createdAt: hoursAgo(48),
-        firstResponseAt: hoursAgo(44),
-      },
-      {
-        userId: manager.id,
-        locationId: here.id,
-        subject: "Closed",
-        status: "closed",
-        createdAt: hoursAgo(240),
-        firstResponseAt: hoursAgo(238),
-        closedAt: hoursAgo(120),
-      },
-      {
-        userId: manager.id,
-        locationId: here.id,
-        subject: "Old open",
-        status: "open",
-        createdAt: hoursAgo(24 * 9),
-      },
-      {
-        userId: otto.id,
-        locationId: there.id,
-        subject: "Elsewhere",
-        status: "open",
-        createdAt: hoursAgo(1),
-      },
-    ]);
+    .values(
+      [
+        {
+          userId: manager.id,
+          locationId: here.id,
+          subject: "New",
+          status: "open",
+          createdAt: hoursAgo(2),
+        },
+        {
+          userId: manager.id,
+          locationId: here.id,
+          subject: "Answered",
+          status: "answered",
+          createdAt: hoursAgo(48),
+          firstResponseAt: hoursAgo(44),
+        },
+        {
+          userId: manager.id,
+          locationId: here.id,
+          subject: "Closed",
+          status: "closed",
+          createdAt: hoursAgo(240),
+          firstResponseAt: hoursAgo(238),
+          closedAt: hoursAgo(120),
+        },
+        {
+          userId: manager.id,
+          locationId: here.id,
+          subject: "Old open",
+          status: "open",
+          createdAt: hoursAgo(24 * 9),
+        },
+        {
+          userId: otto.id,
+          locationId: there.id,
+          subject: "Elsewhere",
+          status: "open",
+          createdAt: hoursAgo(1),
+        },
+      ]
+        // The day each is opened on at its location (New York, createLocation's zone), as createTicket stores it.
+        .map((t) => ({ ...t, openedOn: zonedDate(new Date(t.createdAt), "America/New_York") })),
+    );
   w = {
     cookie: await signInCookie(manager),
     notesOnlyCookie: await signInCookie(
@@ -237,6 +244,8 @@ beforeAll(async () => {
     alice: alice.id,
     bob: bob.id,
     stranger: stranger.id,
+    here: here.id,
+    managerId: manager.id,
   };
 });
 
@@ -621,5 +630,20 @@ describe("ticket-support", () => {
     expect((await csv.text()).replace(/^\uFEFF/, "").split("\r\n")[0]).toBe("Status,< 1 day,1–3 days,3–7 days,> 7 days,Total,Mean hours to first response");
     expect((await page("/reports/ticket-support", w.noPermCookie)).status).toBe(403);
     expect((await page("/reports/ticket-support?location_id=abc")).status).toBe(400);
+  });
+
+  it("counts a ticket on the day it was opened at its location, the Opened day the tickets lists show", async () => {
+    // 23:30 on 14 October in New York is 03:30 UTC on the 15th: the lists file it on the 14th, and so does the report.
+    const [late] = await db()
+      .insert(tickets)
+      .values({ userId: w.managerId, locationId: w.here, subject: "Late evening", status: "closed", createdAt: "2026-10-15T03:30:00.000Z", firstResponseAt: "2026-10-15T04:00:00.000Z", closedAt: "2026-10-15T05:00:00.000Z", openedOn: "2026-10-14" })
+      .returning();
+    try {
+      const closed = async (day: string) => tableRows((await page(`/reports/ticket-support?date_from=${day}&date_to=${day}`)).html).find((r) => r.startsWith("Closed"));
+      expect(await closed("2026-10-14")).toBe("Closed | 1 | 0 | 0 | 0 | 1 | 0.5");
+      expect(await closed("2026-10-15")).not.toBe("Closed | 1 | 0 | 0 | 0 | 1 | 0.5");
+    } finally {
+      await db().delete(tickets).where(eq(tickets.id, late!.id));
+    }
   });
 });

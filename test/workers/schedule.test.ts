@@ -67,10 +67,17 @@ async function addNote(patientId: number, providerId: number, paServiceId: numbe
  * session that has taken place is the real case: its note is written afterwards, for its date.
  */
 const yesterday = () => addDays(today(), -1);
-async function toYesterday(id: number) {
+/**
+ * Moves a booked session to `date`, its times with it: a session that has taken place is booked ahead (a booking
+ * must not have started, decision 037) and moved back.
+ */
+async function moveTo(id: number, date: string) {
   const s = scheduledSessions;
-  await db().update(s).set({ sessionDate: yesterday(), startAt: sql`${s.startAt} - 1440`, endAt: sql`${s.endAt} - 1440` }).where(eq(s.id, id));
+  const [row] = await db().select({ date: s.sessionDate }).from(s).where(eq(s.id, id));
+  const minutes = ((dayNumber(row!.date) ?? 0) - (dayNumber(date) ?? 0)) * 1440;
+  await db().update(s).set({ sessionDate: date, startAt: sql`${s.startAt} - ${minutes}`, endAt: sql`${s.endAt} - ${minutes}` }).where(eq(s.id, id));
 }
+const toYesterday = (id: number) => moveTo(id, yesterday());
 
 async function scheduledCount(patientId: number): Promise<number> {
   const [r] = await db().select({ n: count() }).from(scheduledSessions).where(eq(scheduledSessions.patientId, patientId));
@@ -852,7 +859,7 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
 
   it("'Write the note' opens the note form filled in, and saving the note marks the session written", async () => {
     const c = await client();
-    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: today(), time_in: "23:00", time_out: "23:45" })).json()) as Booked;
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: addDays(today(), 1), time_in: "23:00", time_out: "23:45" })).json()) as Booked;
     const sid = booked.data.sessions[0]!.id;
     await toYesterday(sid);
     const date = yesterday();
@@ -890,9 +897,11 @@ describe("'Write the note' shows once the session has ended at its location (pro
     const t = todayAtLocation(new Date(), zone);
     const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: addDays(t, -30), endDate: addDays(t, 30) }).returning();
     const date = addDays(t, offset);
-    const res = await book(await apiToken(rbt), { patient_id: patient.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: date, time_in: timeIn, time_out: timeOut });
+    // Booked a day ahead and moved to its date: today's 00:30 has started, and a booking must not have (decision 037).
+    const res = await book(await apiToken(rbt), { patient_id: patient.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: addDays(date, 1), time_in: timeIn, time_out: timeOut });
     expect(res.status, await res.clone().text()).toBe(201);
     const sid = ((await res.json()) as Booked).data.sessions[0]!.id;
+    await moveTo(sid, date);
     const page = await (await request(`/calendar/session/${sid}`, { cookie: await signInCookie(rbt) })).text();
     const hint = wait === "today" ? SCHEDULE_MESSAGES.noteOnceEnded(timeOut) : wait === "later" ? SCHEDULE_MESSAGES.noteOnceEndedOn(longDate(date), timeOut) : null;
     if (hint) {
@@ -966,9 +975,9 @@ describe("a note written for a scheduled session marks it written in the note's 
     diagnosis_code: "F84.0",
     ...over,
   });
-  /** A session booked today and moved to yesterday (toYesterday): one that has taken place. */
+  /** A session booked tomorrow and moved to yesterday (toYesterday): one that has taken place. */
   async function bookedYesterday(token: string, c: { id: number; pa: number }, timeIn: string, timeOut: string) {
-    const res = await book(token, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: today(), time_in: timeIn, time_out: timeOut });
+    const res = await book(token, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: addDays(today(), 1), time_in: timeIn, time_out: timeOut });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as Booked).data.sessions[0]!.id;
     await toYesterday(id);
@@ -1196,7 +1205,7 @@ describe("a note written for a scheduled session marks it written in the note's 
     const far = await createPatient({ locationId: w.elsewhere });
     const farDay = todayAtLocation(new Date(), "America/New_York");
     const [farPa] = await db().insert(paServices).values({ patientId: far.id, paService: "RBT", cpt: "97153", nUnits: 400, startDate: addDays(farDay, -5), endDate: addDays(farDay, 30) }).returning();
-    const farBooked = await book(w.outsiderToken, { patient_id: far.id, cpt_code: "97153", pa_service_id: farPa!.id, session_date: farDay, time_in: "04:00", time_out: "05:00" });
+    const farBooked = await book(w.outsiderToken, { patient_id: far.id, cpt_code: "97153", pa_service_id: farPa!.id, session_date: addDays(farDay, 1), time_in: "04:00", time_out: "05:00" });
     expect(farBooked.status).toBe(201);
     const farSid = ((await farBooked.json()) as Booked).data.sessions[0]!.id;
     const before = await auditRows();

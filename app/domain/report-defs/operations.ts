@@ -353,7 +353,7 @@ export const ticketSupportReport = defineReport<TicketReportFilters, TicketSuppo
     },
   ],
   rowKey: (r) => r.status,
-  note: `Tickets opened in the period, by status and age: from opening to now, or to closing for a closed ticket. ${PERIOD_NOTE}`,
+  note: `Tickets opened in the period, by status and age: from opening to now, or to closing for a closed ticket. A ticket is opened on the day at its location, the Opened day the tickets lists show and filter by. ${PERIOD_NOTE}`,
 });
 
 export type { HoursGroup };

@@ -1,4 +1,4 @@
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import { tickets } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { AGE_BUCKETS, TICKET_STATUSES, type AgeBucket } from "~/domain/report-operations";
@@ -10,7 +10,9 @@ import { idsIn } from "../scope.server";
 /**
  * Ticket support (decision 039): the tickets opened in the period, per status, in age buckets (< 1 day,
  * 1–3, 3–7, > 7 days: from opening to now, or to closing for a closed ticket), with the mean hours to the
- * first response. One grouped statement over `tickets_location_created_idx (location_id, created_at)`.
+ * first response. A ticket counts on the day it was opened at its location (`opened_on`), the day the tickets lists
+ * show and filter by (decision 036, decision 039 stop 42). One grouped statement over
+ * `tickets_location_opened_idx (location_id, opened_on)`.
  * A ticket without a location (its requester had none) is seen only by actors with every location.
  */
 export type { TicketSupportRow };
@@ -38,7 +40,7 @@ export async function ticketSupportReport(ctx: ModelContext, f: TicketFilters, b
     AGE_BUCKETS.filter((b) => Number.isFinite(b.maxDays)).map((b) => sql`when ${age} < ${b.maxDays} then ${b.key}`),
     sql` `
   )} else ${AGE_BUCKETS[AGE_BUCKETS.length - 1]!.key} end`;
-  // created_at is an ISO instant (UTC); the period's days are compared as UTC days.
+  // The period's days are the tickets' opened_on: the day at the ticket's location, as the lists file it.
   const [rows] = await batch([
     ctx.db
       .select({
@@ -49,7 +51,7 @@ export async function ticketSupportReport(ctx: ModelContext, f: TicketFilters, b
         responseHours: sql<number | null>`sum((julianday(${tickets.firstResponseAt}) - julianday(${tickets.createdAt})) * 24)`,
       })
       .from(tickets)
-      .where(and(location, gte(tickets.createdAt, f.from), lt(tickets.createdAt, nextDay(f.to))))
+      .where(and(location, gte(tickets.openedOn, f.from), lte(tickets.openedOn, f.to)))
       .groupBy(tickets.status, bucket),
   ]);
   const out = new Map<string, { row: TicketSupportRow; answered: number; hours: number }>();
@@ -82,11 +84,4 @@ export async function ticketSupportReport(ctx: ModelContext, f: TicketFilters, b
 
 function emptyBuckets(): Record<AgeBucket, number> {
   return Object.fromEntries(AGE_BUCKETS.map((b) => [b.key, 0])) as Record<AgeBucket, number>;
-}
-
-/** The day after yyyy-mm-dd, for a half-open range over ISO timestamps. */
-function nextDay(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
 }
