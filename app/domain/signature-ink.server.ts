@@ -56,7 +56,9 @@ function passes(h: SignaturePng): [number, number][] {
 /**
  * Whether the image shows anything: a pixel whose colour (a transparent pixel counts as "transparent", whatever its
  * colour values) differs from the first pixel's. False as well for image data that is not what the header states
- * (too short, not zlib, a palette index past the palette).
+ * (too short or too long, not zlib, an unknown filter type, a palette index past the palette): once ink is found the
+ * rest of the data is still inflated and its lines' filter types read, so a stream cut short after a stroke is
+ * refused (probe 9034 L3).
  */
 function hasInk(h: SignaturePng): boolean {
   const { data, palette, transparency } = h;
@@ -78,35 +80,42 @@ function hasInk(h: SignaturePng): boolean {
   let pass = 0;
   let row = 0;
   let offset = 0;
-  /** Unfilters and reads the complete scan lines inflated so far: true at the first pixel that differs. */
+  let inked = false;
+  /**
+   * Unfilters and reads the complete scan lines inflated so far, until ink is found; after that only each line's
+   * filter type is checked. False for malformed data; null while lines remain.
+   */
   const scan = (): boolean | null => {
     while (pass < lines.length) {
       const p = lines[pass]!;
       if (offset + 1 + p.bytes > length) return null;
-      const line = raw.subarray(offset + 1, offset + 1 + p.bytes);
-      const prev = row === 0 ? null : raw.subarray(offset - p.bytes, offset);
-      if (!unfilter(raw[offset]!, line, prev, bpp)) return false;
-      for (let x = 0; x < p.w; x++) {
-        const k = pixel(line, x);
-        if (k === BAD_INDEX) return false;
-        if (first === null) first = k;
-        else if (k !== first) return true;
+      if (inked) {
+        if (raw[offset]! > MAX_FILTER) return false;
+      } else {
+        const line = raw.subarray(offset + 1, offset + 1 + p.bytes);
+        const prev = row === 0 ? null : raw.subarray(offset - p.bytes, offset);
+        if (!unfilter(raw[offset]!, line, prev, bpp)) return false;
+        for (let x = 0; x < p.w && !inked; x++) {
+          const k = pixel(line, x);
+          if (k === BAD_INDEX) return false;
+          if (first === null) first = k;
+          else if (k !== first) inked = true;
+        }
       }
       offset += 1 + p.bytes;
       if (++row === p.rows) [pass, row] = [pass + 1, 0];
     }
-    return false;
+    return true;
   };
   try {
     const STEP = 4096;
     const chunks = data.length === 1 ? data[0]! : concatBytes(data);
     for (let i = 0; i < chunks.length; i += STEP) {
       inflate.push(chunks.subarray(i, i + STEP), i + STEP >= chunks.length);
-      if (overflow) return false;
-      const found = scan();
-      if (found !== null) return found;
+      if (overflow || scan() === false) return false;
     }
-    return scan() === true;
+    // Every line the header states, and no more: then the answer is whether one pixel differed.
+    return !overflow && length === total && scan() === true && inked;
   } catch {
     return false;
   }
@@ -122,6 +131,9 @@ export function concatBytes(parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** The highest filter type (Paeth). */
+const MAX_FILTER = 4;
 
 /** Undoes a scan line's filter in place (PNG specification, 9.2); false for an unknown filter type. */
 function unfilter(type: number, line: Uint8Array, prev: Uint8Array | null, bpp: number): boolean {

@@ -92,12 +92,20 @@ export function localTimeExists(localMinute: number, timeZone: string, end = fal
   return utc + zoneOffsetMinutes(new Date(utc * 60_000), timeZone) === at;
 }
 
-/** The UTC instant of local midnight on year-month-day in the zone. */
+/**
+ * The UTC instant the day year-month-day begins in the zone: its local midnight, or, where the clocks spring forward
+ * at midnight (Santiago, Havana: 00:00 reads 01:00), the first instant of the day, the change itself. Local midnight
+ * is `guess` less one of the offsets the zone has around that day; the earliest of those instants that reads the
+ * day is its start (probe 9034: a two-step guess settled on 23:00 the evening before, which reads the day before).
+ */
 export function zonedMidnight(year: number, month: number, day: number, timeZone: string): Date {
   const guess = Date.UTC(year, month - 1, day);
-  let at = new Date(guess - zoneOffsetMinutes(new Date(guess), timeZone) * 60_000);
-  at = new Date(guess - zoneOffsetMinutes(at, timeZone) * 60_000);
-  return at;
+  const date = new Date(guess).toISOString().slice(0, 10);
+  const offsets = new Set([-1, 0, 1].map((d) => zoneOffsetMinutes(new Date(guess + d * 86_400_000), timeZone)));
+  const starts = [...offsets].map((o) => guess - o * 60_000).filter((t) => zonedDate(new Date(t), timeZone) === date);
+  if (starts.length) return new Date(Math.min(...starts));
+  const at = new Date(guess - zoneOffsetMinutes(new Date(guess), timeZone) * 60_000);
+  return new Date(guess - zoneOffsetMinutes(at, timeZone) * 60_000);
 }
 
 /**

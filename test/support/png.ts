@@ -29,9 +29,10 @@ export const PNG_MAGIC = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1
 /**
  * A PNG's bytes: every sample `fill` (0xff: white, opaque where the type has alpha), with a stroke of the other
  * value (0x00 for white) across the middle row's first half unless `ink` is false. `rows` caps the image data
- * written (a header that claims 20000 rows need not carry them: the rule refuses it by its header).
+ * written (a header that claims 20000 rows need not carry them: the rule refuses it by its header). `filterAt` gives one
+ * row another filter type byte (an unknown one makes the data malformed).
  */
-export function pngBytes(width: number, height: number, opts: { depth?: number; colour?: number; rows?: number; fill?: number; ink?: boolean } = {}): Uint8Array {
+export function pngBytes(width: number, height: number, opts: { depth?: number; colour?: number; rows?: number; fill?: number; ink?: boolean; filterAt?: [row: number, type: number] } = {}): Uint8Array {
   const depth = opts.depth ?? 8;
   const colour = opts.colour ?? 0;
   const fill = opts.fill ?? 0xff;
@@ -41,6 +42,7 @@ export function pngBytes(width: number, height: number, opts: { depth?: number; 
   const rows = Math.max(1, opts.rows ?? height);
   const raw = new Uint8Array(rowBytes * rows).fill(fill);
   for (let r = 0; r * rowBytes < raw.length; r++) raw[r * rowBytes] = 0; // filter type none
+  if (opts.filterAt) raw[opts.filterAt[0] * rowBytes] = opts.filterAt[1];
   if (opts.ink !== false) {
     const at = Math.floor(rows / 2) * rowBytes;
     for (let i = 1; i <= Math.max(1, Math.floor((rowBytes - 1) / 2)); i++) raw[at + i] = fill === 0 ? 0xff : 0;

@@ -84,6 +84,11 @@ describe("localDayBounds: local days as stored instants", () => {
     ["New York, the spring-forward day", "2026-03-08", "2026-03-08", "America/New_York", { start: "2026-03-08T05:00:00.000Z", before: "2026-03-09T04:00:00.000Z" }],
     // Auckland falls back on 5 April 2026: that day is 25 hours long.
     ["Auckland, the fall-back day", "2026-04-05", "2026-04-05", "Pacific/Auckland", { start: "2026-04-04T11:00:00.000Z", before: "2026-04-05T12:00:00.000Z" }],
+    // Santiago springs forward at midnight (6 September 2026: 00:00 reads 01:00): the day begins at 01:00, 04:00 UTC.
+    ["Santiago, the day with no midnight", "2026-09-06", "2026-09-06", "America/Santiago", { start: "2026-09-06T04:00:00.000Z", before: "2026-09-07T03:00:00.000Z" }],
+    ["Santiago, the day before it", "2026-09-05", "2026-09-05", "America/Santiago", { start: "2026-09-05T04:00:00.000Z", before: "2026-09-06T04:00:00.000Z" }],
+    // Havana, too (8 March 2026).
+    ["Havana, the day with no midnight", "2026-03-08", "2026-03-08", "America/Havana", { start: "2026-03-08T05:00:00.000Z", before: "2026-03-09T04:00:00.000Z" }],
   ])("%s", (_label, from, to, zone, expected) => {
     expect(localDayBounds(from, to, zone)).toEqual(expected);
   });
@@ -92,6 +97,12 @@ describe("localDayBounds: local days as stored instants", () => {
     ["Los Angeles", "America/Los_Angeles", "2026-11-20"],
     ["Auckland", "Pacific/Auckland", "2026-11-20"],
     ["Tokyo", "Asia/Tokyo", "2026-11-20"],
+    ["Santiago, the day with no midnight", "America/Santiago", "2026-09-06"],
+    ["Santiago, the day before it", "America/Santiago", "2026-09-05"],
+    ["Santiago, autumn at midnight", "America/Santiago", "2026-04-05"],
+    ["Havana, the day with no midnight", "America/Havana", "2026-03-08"],
+    ["New York, the spring-forward day", "America/New_York", "2026-03-08"],
+    ["New York, the fall-back day", "America/New_York", "2026-11-01"],
   ])("in %s the bounds keep exactly the instants whose localDate is the day", (_label, zone, day) => {
     const { start, before } = localDayBounds(day, day, zone);
     for (let t = Date.parse(`${day}T00:00:00Z`) - 2 * 86_400_000; t < Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000; t += 30 * 60_000) {

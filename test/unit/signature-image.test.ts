@@ -77,6 +77,10 @@ describe("a drawn signature's image (decisions 023, 040)", () => {
     ["grey with alpha, all transparent", url(pngImage(480, 140, 4, () => [0, 0]))],
     ["greyscale whose every pixel is the tRNS (transparent) grey", url(pngImage(480, 140, 0, () => [255], { chunks: [pngChunk("tRNS", new Uint8Array([0, 255]))] }))],
     ["blank image data shorter than the header says", url(pngBytes(480, 140, { colour: 6, fill: 0, ink: false, rows: 70 }))],
+    // Ink in the rows there are, but the data stops short of the header's height: cut off, so malformed.
+    ["a stroke in image data shorter than the header says (half the rows)", url(pngBytes(480, 140, { colour: 6, fill: 0, rows: 70 }))],
+    ["a stroke in image data shorter than the header says (2 of 20 rows)", url(pngBytes(40, 20, { colour: 6, fill: 0, rows: 2 }))],
+    ["a stroke, then a line with an unknown filter type", url(pngBytes(480, 140, { colour: 6, fill: 0, filterAt: [130, 9] }))],
   ])("refuses %s on the server (well-formed, so the browser's structural check keeps it)", (_name, dataUrl) => {
     expect(signatureHasInk(dataUrl)).toBe(false);
     expect(isSignatureImage(dataUrl)).toBe(true);

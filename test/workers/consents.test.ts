@@ -510,7 +510,7 @@ describe("the parent portal", () => {
     const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
     expect(trail.map((a) => a.action)).toEqual(["create"]);
     // The pad's drawing at 3× signs it.
-    const ok = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: pngDataUrl(pngBytes(1440, 420, { depth: 1, rows: 20 })), agree: "on" }, cookie);
+    const ok = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: pngDataUrl(pngBytes(1440, 420, { depth: 1 })), agree: "on" }, cookie);
     expect(ok.status).toBe(303);
     expect((await consentRow(c.id)).status).toBe("signed");
   });

@@ -104,6 +104,10 @@ describe("a list's From/To read the days on the actor's clock", () => {
     // The column shows that day too.
     const claimsPage = await page(`/claims?date_from=${c.day}&date_to=${c.day}`, x.cookie);
     for (const r of x.rows) expect(claimsPage.split("<tr").find((row) => row.includes(r.claim.claimNumber))).toContain(`>${c.day}<`);
+    // The BIP list shows the Created day its From/To filter on (it showed only Updated, a later day: probe 9034 L1).
+    const bipsPage = await page(`/bip/list?date_from=${c.day}&date_to=${c.day}`, x.cookie);
+    expect(bipsPage).toContain("<th>Created</th>");
+    for (const r of x.rows) expect(bipsPage.split("<tr").find((row) => row.includes(`/bip/profile/${r.bip.id}"`))).toContain(`>${c.day}<`);
   });
 });
 

@@ -14,6 +14,7 @@ export interface BipRowView {
   doctor_name: string | null;
   goals_count: number;
   needs_attention: boolean;
+  created_at: string;
   updated_at: string;
 }
 
@@ -32,6 +33,8 @@ export function BipTable({ rows, canManage, showClient = true, empty, caption }:
     { header: "Type", cell: (b) => typeOfAssessmentLabel(b.type_of_assessment) },
     { header: "Doctor", cell: (b) => b.doctor_name ?? "—" },
     { header: "Goals", cell: (b) => b.goals_count },
+    // Created is the day the list's From/To filter on (decision 039); Updated the last change.
+    { header: "Created", cell: (b) => localDate(b.created_at, timeZone) },
     { header: "Updated", cell: (b) => localDate(b.updated_at, timeZone) },
     { header: "Attention", cell: (b) => (b.needs_attention ? <span className="badge">Needs attention</span> : "—") },
     actionsColumn((b) => [
