@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CSV_BOM, csvField, csvFileName, csvRow, csvStream, csvText, neutraliseFormula } from "~/domain/csv";
+import { CSV_BOM, csvCents, csvField, csvFileName, csvFixed, csvRow, csvStream, csvText, neutraliseFormula } from "~/domain/csv";
 
 describe("csv fields (RFC 4180, formula injection neutralised)", () => {
   it.each([
@@ -40,6 +40,58 @@ describe("csv fields (RFC 4180, formula injection neutralised)", () => {
   it("neutralises only the formula starts", () => {
     expect(["=", "+", "-", "@", "\t", "\r"].map((c) => neutraliseFormula(`${c}x`))).toEqual(["'=x", "'+x", "'-x", "'@x", "'\tx", "'\rx"]);
     expect(neutraliseFormula("x=1")).toBe("x=1");
+  });
+});
+
+// Money, hours and percentages are written as plain decimals a spreadsheet sums (decision 038, stop 43).
+describe("csv decimal cells", () => {
+  it.each([
+    [0, "0.00"],
+    [5, "0.05"],
+    [-5, "-0.05"],
+    [500, "5.00"],
+    [-500, "-5.00"],
+    [123450, "1234.50"],
+    [123456789, "1234567.89"],
+    [-123456789, "-1234567.89"],
+    // Cents that arrive off a whole number (a float sum) are rounded to the cent, never printed as the float.
+    [30.000000000000004, "0.30"],
+    [29.999999999999996, "0.30"],
+    [-0.4, "0.00"],
+    [null, ""],
+    [undefined, ""],
+    [Number.NaN, ""],
+    [Number.POSITIVE_INFINITY, ""],
+  ] as const)("%s cents → %j", (cents, out) => {
+    expect(csvField(csvCents(cents))).toBe(out);
+  });
+
+  it.each([
+    // Hours to two places, as the screens' hoursText (1 minute → 0.02 h, 10 → 0.17 h, 90 → 1.50 h).
+    [1 / 60, 2, "0.02"],
+    [10 / 60, 2, "0.17"],
+    [1.5, 2, "1.50"],
+    [0.1 + 0.2, 2, "0.30"],
+    // Percentages and mean hours to one place, as the screens show them ("12.5%", "4.0").
+    [12.5, 1, "12.5"],
+    [100 / 6, 1, "16.7"],
+    [4, 1, "4.0"],
+    [-12.25, 1, "-12.3"],
+    [-0.001, 2, "0.00"],
+    [0, 1, "0.0"],
+    [null, 1, ""],
+  ] as const)("%s to %i places → %j", (value, places, out) => {
+    expect(csvField(csvFixed(value, places))).toBe(out);
+  });
+
+  it("a negative decimal stays a number (no apostrophe), where the same text as text is neutralised", () => {
+    expect(csvRow([csvCents(-500), "-5.00", csvFixed(-1.5, 2)])).toBe("-5.00,'-5.00,-1.50\r\n");
+  });
+
+  it("a decimal cell whose text is not a plain decimal is written as text, neutralised and quoted", () => {
+    expect(csvField({ decimal: "=1+1" })).toBe("'=1+1");
+    expect(csvField({ decimal: "1,234.50" })).toBe('"1,234.50"');
+    expect(csvField({ decimal: "1e21" })).toBe("1e21");
   });
 });
 
