@@ -10,7 +10,8 @@ import { isProductDate } from "./weeks";
  * (app/models/reports/*.server.ts, registered in app/services/report-screens.server.ts).
  *
  * ONE column list per report serves both the screen (app/components/ui/data-list.tsx) and the CSV: a
- * column's `value` is the cell's content on the screen and in the file.
+ * column's `value` is the cell's content on the screen and in the file, except where the column gives the file
+ * its own `csv` value (money, hours and percentages as plain decimals, decision 038, 2026-11-28 (stop 43)).
  */
 
 /** The twelve reports of platform §2, in the index's order. */
@@ -97,11 +98,21 @@ export const REPORT_MAX_PER_PAGE = 100;
 
 /* ------------------------------------------------------------------ columns */
 
+/** A cell as the screen shows it (and the CSV writes it unless the column gives a `csv` value). */
+export type ReportCell = string | number | boolean | null | undefined;
+
 export interface ReportColumn<R> {
-  /** The header on the screen and in the CSV's first record. */
+  /** The header on the screen and in the CSV's first record (unless `csvHeader`). */
   header: string;
-  /** The cell: shown on the screen and written to the CSV (numbers stay numbers in the file). */
-  value: (row: R) => CsvCell;
+  /** The cell: shown on the screen and written to the CSV unless `csv` is given (numbers stay numbers in the file). */
+  value: (row: R) => ReportCell;
+  /**
+   * The CSV's cell when it differs from the screen's: a money, hours or percent figure as a plain decimal
+   * (`csvCents`, `csvFixed`), a sentinel text ("No rate", "—") as an empty cell (decision 038, stop 43).
+   */
+  csv?: (row: R) => CsvCell;
+  /** The CSV's header when the screen's relies on a symbol of the cells ("Pay" → "Pay ($)"). */
+  csvHeader?: string;
   /** A link for the cell on the screen (not in the CSV); null for no link. `links`: the profiles the reader may open. */
   href?: (row: R, links: ProfileLinks) => string | null;
   /** Right-aligned figures. */

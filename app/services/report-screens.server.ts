@@ -356,8 +356,8 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
 /** The CSV's header and records from the same column list as the screen. */
 export function reportCsvRecords<R>(def: ReportDefinition<unknown, R>, rows: readonly R[]): { header: string[]; records: CsvCell[][] } {
   return {
-    header: def.columns.map((c) => c.header),
-    records: rows.map((r) => def.columns.map((c) => c.value(r))),
+    header: def.columns.map((c) => c.csvHeader ?? c.header),
+    records: rows.map((r) => def.columns.map((c) => (c.csv ?? c.value)(r))),
   };
 }
 

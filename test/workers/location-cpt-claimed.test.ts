@@ -105,7 +105,7 @@ async function reportCents(from: string, to: string, extra = ""): Promise<{ scre
   const csv = await (await request(`/reports/location-cpt/export.csv?${query}`, { cookie: c.cookie })).text();
   const [header, ...records] = parseCsv(csv);
   const record = records.find((cells) => cells[1] === "97153");
-  return { screen: row ? centsOf(row[5]!) : 0, csv: record ? centsOf(record[header.indexOf("Charges")]!) : 0 };
+  return { screen: row ? centsOf(row[5]!) : 0, csv: record ? centsOf(record[header.indexOf("Charges ($)")]!) : 0 };
 }
 
 describe("location-cpt charges a note as billing does, after the price changed", () => {

@@ -106,10 +106,10 @@ describe("a raise dated D", () => {
 
   it("shows the split on the screen and in the CSV, and the history on the record's screen", async () => {
     const csv = await (await request(`/reports/payroll/export.csv?date_from=2026-11-01&date_to=2026-11-30&location_id=${here}`, { cookie })).text();
-    expect(csv).toContain("Jasmine User,Miami Clinic,RBT,2,2.50,Miami standard rates,$22.50,$56.25");
-    expect(csv).toContain("Jasmine User,Miami Clinic,RBT,2,2.50,Miami standard rates (from 2026-11-15),$23.10,$57.75");
+    expect(csv).toContain("Jasmine User,Miami Clinic,RBT,2,2.50,Miami standard rates,22.50,56.25");
+    expect(csv).toContain("Jasmine User,Miami Clinic,RBT,2,2.50,Miami standard rates (from 2026-11-15),23.10,57.75");
     const oct = await (await request(`/reports/payroll/export.csv?date_from=2026-10-01&date_to=2026-10-31&location_id=${here}`, { cookie })).text();
-    expect(oct).toContain("Jasmine User,Miami Clinic,RBT,4,44.27,Miami standard rates,$22.50,$996.00");
+    expect(oct).toContain("Jasmine User,Miami Clinic,RBT,4,44.27,Miami standard rates,22.50,996.00");
     const screen = await (await request(`/reports/payroll?date_from=2026-11-01&date_to=2026-11-30&location_id=${here}`, { cookie })).text();
     expect(screen).toContain("Miami standard rates (from 2026-11-15)");
     expect(screen).toContain("pay $114.00");

@@ -305,7 +305,7 @@ describe("payroll", () => {
     expect(html).toContain('href="/reports/hours"');
   });
 
-  it("exports the same columns as CSV, formulas neutralised", async () => {
+  it("exports the same columns as CSV, formulas neutralised, money as plain dollars under headers that say so", async () => {
     const res = await request(`/reports/payroll/export.csv?${OCT}`, {
       cookie: w.cookie,
     });
@@ -316,9 +316,9 @@ describe("payroll", () => {
       .replace(/^\uFEFF/, "")
       .trim()
       .split("\r\n");
-    expect(lines[0]).toBe("Employee,Location,Role,Sessions,Hours,Rate record,Hourly rate,Pay");
-    expect(lines).toContain("Rita User,Here Clinic,RBT,3,4.50,Standard,$20.00,$90.00");
-    expect(lines).toContain("'=Bert User,Here Clinic,BCBA,1,0.25,Standard,$50.00,$12.50");
+    expect(lines[0]).toBe("Employee,Location,Role,Sessions,Hours,Rate record,Hourly rate ($),Pay ($)");
+    expect(lines).toContain("Rita User,Here Clinic,RBT,3,4.50,Standard,20.00,90.00");
+    expect(lines).toContain("'=Bert User,Here Clinic,BCBA,1,0.25,Standard,50.00,12.50");
   });
 
   // A year before 1900 was a valid date to the filters but not to the day arithmetic: 500 (decision 017, stop 24).
@@ -371,7 +371,7 @@ describe("payroll", () => {
     expect(tableRows(html)).toEqual(["Ana User | Team Clinic | BCBA | 2 | 1.00 | Team rates | $50.00 | $50.00", "Tess User | Team Clinic | RBT | 2 | 2.00 | Team rates | $20.00 | $40.00"]);
     expect(html).toContain("pay $90.00");
     const csv = await request(`/reports/payroll/export.csv?${OCT}&location_id=${team.id}`, { cookie });
-    expect((await csv.text()).replace(/^\uFEFF/, "").trim().split("\r\n").slice(1)).toEqual(["Ana User,Team Clinic,BCBA,2,1.00,Team rates,$50.00,$50.00", "Tess User,Team Clinic,RBT,2,2.00,Team rates,$20.00,$40.00"]);
+    expect((await csv.text()).replace(/^\uFEFF/, "").trim().split("\r\n").slice(1)).toEqual(["Ana User,Team Clinic,BCBA,2,1.00,Team rates,50.00,50.00", "Tess User,Team Clinic,RBT,2,2.00,Team rates,20.00,40.00"]);
   });
 });
 
@@ -438,7 +438,7 @@ describe("bcba-report", () => {
       cookie: w.cookie,
     });
     expect(csv.status).toBe(200);
-    expect((await csv.text()).split("\r\n")[0]).toContain("Client,Location,RBT hours,BCBA hours,BCBA / RBT,Supervision");
+    expect((await csv.text()).split("\r\n")[0]).toContain("Client,Location,RBT hours,BCBA hours,BCBA % of RBT,Supervision");
     expect((await page(`/reports/bcba-report?${OCT}`, w.noPermCookie)).status).toBe(403);
     expect((await page(`/reports/bcba-report?${OCT}&show=most`)).status).toBe(400);
   });
@@ -458,7 +458,7 @@ describe("bcba-report filtered by provider", () => {
   type Client = keyof typeof ROWS;
   const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const screenRows = (clients: readonly Client[]) => clients.map((c) => expect.stringMatching(new RegExp(`^${escape(ROWS[c][0])} \\(P-[^)]*\\) \\| Supervision Clinic \\| ${escape(ROWS[c][1])}$`)));
-  const csvRows = (clients: readonly Client[]) => clients.map((c) => expect.stringMatching(new RegExp(`^"${escape(ROWS[c][0])} \\(P-[^)]*\\)",Supervision Clinic,${escape(ROWS[c][1].replace(/ \| /g, ","))}$`)));
+  const csvRows = (clients: readonly Client[]) => clients.map((c) => expect.stringMatching(new RegExp(`^"${escape(ROWS[c][0])} \\(P-[^)]*\\)",Supervision Clinic,${escape(ROWS[c][1].replace(/ \| /g, ",").replace("%,", ","))}$`)));
 
   beforeAll(async () => {
     const loc = await createLocation({ title: "Supervision Clinic" });
@@ -590,7 +590,7 @@ describe("location-cpt", () => {
     const csv = await request(`/reports/location-cpt/export.csv?${OCT}`, {
       cookie: w.cookie,
     });
-    expect(await csv.text()).toContain("Here Clinic,97153,3,18,4.50,$225.00,0");
+    expect(await csv.text()).toContain("Here Clinic,97153,3,18,4.50,225.00,0");
     expect((await page(`/reports/location-cpt?${OCT}`, w.noPermCookie)).status).toBe(403);
     expect((await page("/reports/location-cpt?date_from=2026-13-01")).status).toBe(400);
   });

@@ -1,11 +1,13 @@
 import * as v from "valibot";
-import { money } from "../billing";
+import { centsOf, money } from "../billing";
+import { csvCents, csvFixed } from "../csv";
 import { clientHref, defineReport, employeeHref, oneOf, optionalId, PERIOD_FILTERS, REPORT_TITLES, REPORTS_PERMISSION, withPeriod, type ReportColumn, type ReportFilter } from "../reports";
 import {
   AGE_BUCKETS,
   HOURS_GROUP_LABELS,
   HOURS_GROUPS,
   hoursText,
+  reportHours,
   SUPERVISION_LABELS,
   SUPERVISION_MIN_PERCENT,
   TICKET_STATUS_LABELS,
@@ -20,7 +22,9 @@ import {
  * The six operations reports (decision 039): payroll, hours, bcba-report, location-cpt, provider-clients and
  * ticket-support. Each is one definition — filters and the ONE column list of the screen and the CSV — read by
  * the report screen of decision 038; the sums are app/models/reports/*.server.ts. Money is integer cents shown
- * with `money`; hours have two decimals. Client-safe (no server import).
+ * with `money`; hours have two decimals. In the CSV, money, hours and percentages are plain decimals ("1234.50",
+ * "12.50", "12.5") under a header that says the unit, and "No rate" or "—" is an empty cell (decision 038,
+ * 2026-11-28 (stop 43)). Client-safe (no server import).
  */
 
 /* ---------------------------------------------------------------- rows */
@@ -148,7 +152,30 @@ export type TicketReportFilters = v.InferOutput<typeof TicketFilters>;
 
 /* ---------------------------------------------------------------- columns */
 
-const hoursOf = (minutes: number) => hoursText(minutes);
+/** Hours: "12.50" on the screen, the decimal 12.50 in the CSV (the same rounding). */
+function hoursColumn<R>(header: string, minutes: (r: R) => number): ReportColumn<R> {
+  return {
+    header,
+    value: (r) => hoursText(minutes(r)),
+    csv: (r) => csvFixed(reportHours(minutes(r)), 2),
+    numeric: true,
+  };
+}
+
+/** Money: "$1,234.50" on the screen, the decimal 1234.50 under "<header> ($)" in the CSV; no amount: "No rate" on the screen, an empty cell in the CSV. */
+function moneyColumn<R>(header: string, cents: (r: R) => number | null): ReportColumn<R> {
+  return {
+    header,
+    value: (r) => {
+      const c = cents(r);
+      return c === null ? "No rate" : money(c);
+    },
+    csv: (r) => csvCents(cents(r)),
+    csvHeader: `${header} ($)`,
+    numeric: true,
+  };
+}
+
 const PERIOD_NOTE = "The period defaults to this month (a missing end is the end of the start's month); at most one year.";
 const NOTES_COUNTED = "Counts the live session notes of live clients whose session date is in the period.";
 /** Payroll and hours by provider or CPT measure the staff's work: a deleted client's sessions still happened (decision 039, 2026-11-27). */
@@ -170,19 +197,11 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
     { header: "Location", value: (r) => r.location },
     { header: "Role", value: (r) => r.role.toUpperCase() },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
-    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    hoursColumn("Hours", (r) => r.minutes),
     // A period across an amount change has a row per amount, each naming the date its amount applies from.
     { header: "Rate record", value: (r) => (r.rate_record === null ? "" : r.rate_from ? `${r.rate_record} (from ${r.rate_from})` : r.rate_record) },
-    {
-      header: "Hourly rate",
-      value: (r) => (r.hourly_rate === null ? "No rate" : money(Math.round(r.hourly_rate * 100))),
-      numeric: true,
-    },
-    {
-      header: "Pay",
-      value: (r) => (r.pay_cents === null ? "No rate" : money(r.pay_cents)),
-      numeric: true,
-    },
+    moneyColumn("Hourly rate", (r) => (r.hourly_rate === null ? null : centsOf(r.hourly_rate))),
+    moneyColumn("Pay", (r) => r.pay_cents),
   ],
   rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}-${r.hourly_rate}`,
   note: `Pay = hours × the location's rate/pay record amount for the role in effect on each session's date: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. A period across an amount change shows one row per amount, with the date it applies from. Pay figures need manage_employees. ${STAFF_NOTES_COUNTED} ${PERIOD_NOTE}`,
@@ -216,7 +235,7 @@ export const hoursReport = defineReport<HoursFilters, HoursRow>({
     },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
     { header: "Units", value: (r) => r.units, numeric: true },
-    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    hoursColumn("Hours", (r) => r.minutes),
   ],
   rowKey: (r) => r.key,
   note: `Most hours first. By provider or CPT: ${STAFF_NOTES_COUNTED} By client: ${NOTES_COUNTED} The chart shows the hours of every Sunday–Saturday week of the period. ${PERIOD_NOTE}`,
@@ -257,19 +276,13 @@ export const supervisionReport = defineReport<SupervisionFilters, SupervisionRow
       href: (r, links) => clientHref(r.patient_id, links),
     },
     { header: "Location", value: (r) => r.location },
-    {
-      header: "RBT hours",
-      value: (r) => hoursOf(r.rbt_minutes),
-      numeric: true,
-    },
-    {
-      header: "BCBA hours",
-      value: (r) => hoursOf(r.bcba_minutes),
-      numeric: true,
-    },
+    hoursColumn("RBT hours", (r) => r.rbt_minutes),
+    hoursColumn("BCBA hours", (r) => r.bcba_minutes),
     {
       header: "BCBA / RBT",
       value: (r) => (r.percent === null ? "—" : `${r.percent.toFixed(1)}%`),
+      csv: (r) => csvFixed(r.percent, 1),
+      csvHeader: "BCBA % of RBT",
       numeric: true,
     },
     { header: "Supervision", value: (r) => SUPERVISION_LABELS[r.state] },
@@ -291,8 +304,8 @@ export const locationCptReport = defineReport<NoteFilters, LocationCptRow>({
     { header: "CPT", value: (r) => r.cpt_code || "(none)" },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
     { header: "Units", value: (r) => r.units, numeric: true },
-    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
-    { header: "Charges", value: (r) => money(r.charges_cents), numeric: true },
+    hoursColumn("Hours", (r) => r.minutes),
+    moneyColumn("Charges", (r) => r.charges_cents),
     { header: "Unpriced units", value: (r) => r.unpriced_units, numeric: true },
   ],
   rowKey: (r) => `${r.location_id}-${r.cpt_code}`,
@@ -314,7 +327,7 @@ export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({
     },
     { header: "Clients", value: (r) => r.clients, numeric: true, href: (r) => r.clients_href },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
-    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    hoursColumn("Hours", (r) => r.minutes),
     { header: "Clients seen", value: (r) => r.client_names.join("; ") + (r.more_clients > 0 ? `; and ${r.more_clients} more` : "") },
   ],
   rowKey: (r) => String(r.provider_id),
@@ -349,6 +362,7 @@ export const ticketSupportReport = defineReport<TicketReportFilters, TicketSuppo
     {
       header: "Mean hours to first response",
       value: (r) => (r.mean_first_response_hours === null ? "—" : r.mean_first_response_hours.toFixed(1)),
+      csv: (r) => csvFixed(r.mean_first_response_hours, 1),
       numeric: true,
     },
   ],
