@@ -730,6 +730,11 @@ export type ConsumeOutcome = "done" | "failed" | "skipped" | { running: true; re
 /** Seconds past the stale point a delivery of a running job comes back, so that it finds the job stale if it still runs. */
 const STALE_MARGIN_SECONDS = 5;
 
+/** The R2 object of one attempt at a job's file (decision 041, stop 43). */
+export function pdfJobFileKey(jobId: string, attempt: number): string {
+  return `pdf-jobs/${jobId}/${attempt}.pdf`;
+}
+
 /**
  * Makes one job's PDF: claim (conditional UPDATE), render, store in R2, mark done. A job done, expired or unknown is
  * skipped: that is how a duplicate delivery does nothing. A job running elsewhere, not yet stale, answers `running`
@@ -757,13 +762,19 @@ export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: strin
   try {
     if (!env.FILES) throw new PdfJobError(PDF_JOB_MESSAGES.noStorage);
     const { bytes, narrative } = await renderJob(db, row, now);
-    const key = `pdf-jobs/${row.id}.pdf`;
+    // Each attempt writes its own object (decision 041, stop 43): a render overtaken by a newer one (a family copy made
+    // again when the narrative setting flipped) can never replace the newer file; only the attempt that marks the job
+    // done names its object, and the object it replaced, or the one that lost, is deleted.
+    const key = pdfJobFileKey(row.id, row.attempts);
     await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/pdf" } });
     const done = new Date().toISOString();
-    await db
+    const marked = await db
       .update(pdfJobs)
       .set({ status: "done", fileKey: key, fileSize: bytes.byteLength, finishedAt: done, updatedAt: done, narrative })
-      .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
+      .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)))
+      .returning({ id: pdfJobs.id });
+    const stale = marked.length ? (row.fileKey && row.fileKey !== key ? row.fileKey : null) : key;
+    if (stale) await env.FILES.delete(stale);
     return "done";
   } catch (e) {
     const message = e instanceof PdfJobError ? e.message : PDF_JOB_MESSAGES.renderFailed;

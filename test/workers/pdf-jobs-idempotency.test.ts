@@ -36,8 +36,9 @@ async function settledJobs(): Promise<(typeof pdfJobs.$inferSelect)[]> {
 async function counts(): Promise<{ jobs: number; files: number }> {
   const rows = await settledJobs();
   const listed = await env.FILES!.list({ prefix: "pdf-jobs/" });
-  const ids = new Set(rows.map((r) => `pdf-jobs/${r.id}.pdf`));
-  return { jobs: rows.length, files: listed.objects.filter((o) => ids.has(o.key)).length };
+  // Each attempt's object is pdf-jobs/<job>/<attempt>.pdf (decision 041, stop 43): count the objects of these jobs.
+  const ids = new Set(rows.map((r) => r.id));
+  return { jobs: rows.length, files: listed.objects.filter((o) => ids.has(o.key.split("/")[1]!)).length };
 }
 
 async function auditCreates(): Promise<number> {

@@ -10,7 +10,7 @@ import { todayIn } from "~/domain/note-rules";
 import { weeklyDataRange } from "~/domain/weekly-reports";
 import { getUserActor } from "~/models/actors.server";
 import { updateSettings } from "~/models/settings.server";
-import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestGoalPdf, requestPlanPdf } from "~/models/pdf-jobs.server";
+import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, pdfJobFileKey, requestGoalPdf, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfPages, pdfText } from "../support/pdf-text";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
@@ -153,6 +153,42 @@ describe("the plan PDF through the API and the queue", () => {
     // The others found it running (to be delivered again later, decision 041 stop 41) or, if it finished first, done.
     expect(outcomes.filter((o) => o === "skipped" || (typeof o === "object" && o.running))).toHaveLength(2);
     expect((await jobRow(row!.id)).attempts).toBe(1);
+  });
+
+  it("each attempt stores its own file: a render overtaken by a newer attempt never replaces the newer file, and the old files are deleted", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    const id = row!.id;
+    const files = async () => (await env.FILES!.list({ prefix: `pdf-jobs/${id}` })).objects.map((o) => o.key);
+    expect(await consumePdfJob(env, id)).toBe("done");
+    expect((await jobRow(id)).fileKey).toBe(pdfJobFileKey(id, 1));
+    // Made again (a retry, or the settings' remake): the new attempt's file is named, the first one deleted.
+    await db().update(pdfJobs).set({ status: "queued" }).where(eq(pdfJobs.id, id));
+    expect(await consumePdfJob(env, id)).toBe("done");
+    expect((await jobRow(id)).fileKey).toBe(pdfJobFileKey(id, 2));
+    expect(await files()).toEqual([pdfJobFileKey(id, 2)]);
+    const newer = await (await env.FILES!.get(pdfJobFileKey(id, 2)))!.arrayBuffer();
+    // A third render is overtaken while it stores its file: the job was made again and a newer attempt (4) claimed it.
+    await db().update(pdfJobs).set({ status: "queued" }).where(eq(pdfJobs.id, id));
+    const overtaking: Pick<Env, "DB" | "FILES"> = {
+      DB: env.DB,
+      FILES: new Proxy(env.FILES!, {
+        get(target, prop) {
+          if (prop !== "put") return Reflect.get(target, prop).bind(target);
+          return async (...args: Parameters<R2Bucket["put"]>) => {
+            const stored = await target.put(...args);
+            await db().update(pdfJobs).set({ attempts: 4 }).where(eq(pdfJobs.id, id));
+            return stored;
+          };
+        },
+      }),
+    };
+    expect(await consumePdfJob(overtaking, id)).toBe("done");
+    const after = await jobRow(id);
+    // Its final update was refused (the attempt moved on): the job still names attempt 2's file, unchanged, and the
+    // overtaken render's file is gone.
+    expect(after).toMatchObject({ status: "running", attempts: 4, fileKey: pdfJobFileKey(id, 2) });
+    expect(await files()).toEqual([pdfJobFileKey(id, 2)]);
+    expect(new Uint8Array(await (await env.FILES!.get(pdfJobFileKey(id, 2)))!.arrayBuffer())).toEqual(new Uint8Array(newer));
   });
 
   it("a failed render marks the job failed with a clear message, the queue does not retry what cannot change, and the user's retry succeeds", async () => {
