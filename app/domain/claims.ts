@@ -349,3 +349,89 @@ export function diagnosesWithoutLine(claimCodes: readonly string[], removed: rea
   if (removed === null || kept.some((l) => l === null)) return [...claimCodes];
   return claimDiagnoses(kept.map((l) => l ?? []), profile);
 }
+
+/** A claim line as stored (`claim_lines`): what the claim billed of its notes. */
+export interface BilledLine {
+  cptCode: string;
+  serviceDate: string;
+  /** Dash-separated, as stored. */
+  modifiers: string;
+  units: number;
+  unitPriceCents: number;
+  pos: string;
+}
+
+/** A note of that line as it is now. */
+export interface NoteNow {
+  id: number;
+  deleted: boolean;
+  cptCode: string;
+  sessionDate: string;
+  md: string | null;
+  md2: string | null;
+  pos: string;
+  units: number;
+  /** The note's own unit price (combined notes), or null. */
+  unitPriceCents: number | null;
+}
+
+export interface ChangedNote {
+  noteId: number;
+  /** What no longer matches the line, in a fixed order ("deleted" alone when the note was deleted). */
+  changes: string[];
+}
+
+const modifierSet = (mods: readonly (string | null)[]) =>
+  mods
+    .map((m) => (m ?? "").trim().toUpperCase())
+    .filter(Boolean)
+    .sort()
+    .join("-");
+
+/**
+ * The notes of a claim's lines that no longer match what the line billed (decision 033, stop 43): a rejected claim
+ * frees its notes (decision 032), so they may have been amended, re-modified or deleted since; a payment of the line
+ * would then be recorded against a session the note no longer describes. Compared with the stored line as the build
+ * made it (groupClaims): CPT (trimmed, upper-case), date of service, modifiers (as a set, as an 835 is matched),
+ * place of service, the note's own unit price when it has one, and the units — a line's units are the sum of its
+ * notes', so when they no longer add up every note of the line is named. The price from the payer's services is
+ * not recomputed: the line keeps what it charged, and a note's units and modifiers decide what it would charge now.
+ */
+export function notesChangedSinceClaim(lines: readonly { line: BilledLine; notes: readonly NoteNow[] }[]): ChangedNote[] {
+  const changed = new Map<number, string[]>();
+  const add = (id: number, what: string) => {
+    const list = changed.get(id) ?? changed.set(id, []).get(id)!;
+    if (!list.includes(what)) list.push(what);
+  };
+  for (const { line, notes } of lines) {
+    const unitsNow = notes.reduce((a, n) => a + n.units, 0);
+    for (const n of notes) {
+      if (n.deleted) {
+        changed.set(n.id, ["deleted"]);
+        continue;
+      }
+      if (n.cptCode.trim().toUpperCase() !== line.cptCode.trim().toUpperCase()) add(n.id, "CPT");
+      if (n.sessionDate !== line.serviceDate) add(n.id, "date of service");
+      if (unitsNow !== line.units) add(n.id, "units");
+      if (modifierSet([n.md, n.md2]) !== modifierSet(line.modifiers.split("-"))) add(n.id, "modifiers");
+      if (n.pos.trim() !== line.pos.trim()) add(n.id, "place of service");
+      if (n.unitPriceCents !== null && n.unitPriceCents > 0 && n.unitPriceCents !== line.unitPriceCents) add(n.id, "unit price");
+    }
+  }
+  return [...changed.entries()].sort(([a], [b]) => a - b).map(([noteId, changes]) => ({ noteId, changes }));
+}
+
+/**
+ * The import's refusal of an appeal for a claim whose notes changed (notesChangedSinceClaim, decision 033, stop 43):
+ * which notes and what changed; the notes still there are to be billed on a new claim.
+ */
+export function changedNotesMessage(claimNumber: string, changed: readonly ChangedNote[]): string {
+  const fields = (c: ChangedNote) => c.changes.join(", ");
+  const list =
+    changed.length === 1
+      ? `note #${changed[0]!.noteId} changed after the claim was built (${fields(changed[0]!)})`
+      : `notes ${changed.slice(0, -1).map((c) => `#${c.noteId} (${fields(c)})`).join(", ")} and #${changed.at(-1)!.noteId} (${fields(changed.at(-1)!)}) changed after the claim was built`;
+  const live = changed.filter((c) => !c.changes.includes("deleted"));
+  const rebuild = !live.length ? "" : changed.length === 1 ? " Build a new claim for it." : live.length === 1 ? ` Build a new claim for note #${live[0]!.noteId}.` : ` Build a new claim for ${live.length === changed.length ? "them" : `notes ${live.map((c) => `#${c.noteId}`).join(", ")}`}.`;
+  return `Claim ${claimNumber}: ${list}; this file pays what the claim billed, not what the ${changed.length === 1 ? "note says" : "notes say"} now.${rebuild} Not imported.`;
+}

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { claimLines, claims, clientReports, notes, patients, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { money } from "~/domain/billing";
-import { RemittanceFileInput } from "~/domain/claims";
+import { changedNotesMessage, notesChangedSinceClaim, RemittanceFileInput, type NoteNow } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -147,7 +147,36 @@ function scopeSql(ctx: ModelContext, locationColumn: SQL | typeof claims.locatio
   return scope.length ? sql`${locationColumn} in (select value from json_each(${JSON.stringify(scope)}))` : sql`1 = 0`;
 }
 
-type LineRow = { id: number; claimId: number; lineNumber: number; serviceDate: string; cptCode: string; modifiers: string; units: number; chargeCents: number; status: string };
+type LineRow = {
+  id: number;
+  claimId: number;
+  lineNumber: number;
+  serviceDate: string;
+  cptCode: string;
+  modifiers: string;
+  units: number;
+  unitPriceCents: number;
+  chargeCents: number;
+  pos: string;
+  status: string;
+  /** A rejected claim's line: its notes as they are now (notesNowSql); null for any other claim. */
+  notesNow: string | null;
+};
+
+/**
+ * The line's notes as they are now, as JSON [[id, deleted, cpt, date, md, md2, pos, units, own unit price], …], read
+ * only for a rejected claim (whose notes are free to change, decision 032): an appeal pays the line only while they
+ * still match it (decision 033, stop 43). A column of the lines' select (claim_lines joined to claims).
+ */
+const notesNowSql = sql<string | null>`case when "claims"."status" = 'rejected' then (
+  select json_group_array(json_array(n.id, n.deleted_at is not null, n.cpt_code, n.session_date, n.md, n.md2, n.pos, n.units, n.unit_price_cents))
+  from claim_line_notes cln join notes n on n.id = cln.note_id where cln.claim_line_id = "claim_lines"."id") end`.as("notes_now");
+
+function notesNowOf(json: string | null): NoteNow[] {
+  const rows = JSON.parse(json ?? "[]") as [number, number, string, string, string | null, string | null, string | null, number, number | null][];
+  return rows.map(([id, deleted, cptCode, sessionDate, md, md2, pos, units, unitPriceCents]) => ({ id, deleted: Boolean(deleted), cptCode, sessionDate, md, md2, pos: pos ?? "", units: Number(units), unitPriceCents }));
+}
+
 type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number; liveElsewhere: string | null; claimPayerName: string | null; claimPayerId: string | null };
 
 /**
@@ -209,6 +238,12 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     // because every line was denied, whose notes are on no other live claim, may still be paid (an appeal).
     else if (claim.status === "rejected" && claim.liveElsewhere) err(c, c.position, "CLP", `Claim ${c.claimNumber} is rejected and its notes are now on claim ${claim.liveElsewhere}: this file pays it, which would pay them twice. Not imported.`);
     else if (claim.status === "rejected" && (linesOf.get(claim.id) ?? []).some((l) => l.status !== "denied")) err(c, c.position, "CLP", `Claim ${c.claimNumber} was voided (rejected): this file pays it; its notes may be on another claim. Not imported.`);
+    // Its freed notes may have been amended, re-modified or deleted since the denial: an appeal pays the claim only
+    // while every note of its lines still matches what the line billed (decision 033, stop 43).
+    else if (claim.status === "rejected") {
+      const changed = notesChangedSinceClaim((linesOf.get(claim.id) ?? []).map((l) => ({ line: l, notes: notesNowOf(l.notesNow) })));
+      if (changed.length) err(c, c.position, "CLP", changedNotesMessage(c.claimNumber, changed));
+    }
     // Only the claim's own payer pays it (decision 033, stop 37): a file from another payer is refused whole.
     const otherPayer = claim ? payerMismatch(c.claimNumber, claim.claimPayerName === null ? null : { name: claim.claimPayerName, payerId: claim.claimPayerId }, parsed) : null;
     if (otherPayer) err(c, c.position, "CLP", otherPayer);
@@ -322,7 +357,20 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
       .from(claims)
       .where(and(inFile, scopeSql(ctx, claims.locationId))),
     db
-      .select({ id: claimLines.id, claimId: claimLines.claimId, lineNumber: claimLines.lineNumber, serviceDate: claimLines.serviceDate, cptCode: claimLines.cptCode, modifiers: claimLines.modifiers, units: claimLines.units, chargeCents: claimLines.chargeCents, status: claimLines.status })
+      .select({
+        id: claimLines.id,
+        claimId: claimLines.claimId,
+        lineNumber: claimLines.lineNumber,
+        serviceDate: claimLines.serviceDate,
+        cptCode: claimLines.cptCode,
+        modifiers: claimLines.modifiers,
+        units: claimLines.units,
+        unitPriceCents: claimLines.unitPriceCents,
+        chargeCents: claimLines.chargeCents,
+        pos: claimLines.pos,
+        status: claimLines.status,
+        notesNow: notesNowSql,
+      })
       .from(claimLines)
       .innerJoin(claims, eq(claims.id, claimLines.claimId))
       .where(and(inFile, scopeSql(ctx, claims.locationId)))

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { claimedPrice, priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, ClaimIdsInput, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, changedNotesMessage, ClaimIdsInput, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, notesChangedSinceClaim, type BilledLine, type ClaimStatus, type NoteNow, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 import { diagnosisPointers } from "~/domain/x12-837p";
@@ -366,5 +366,45 @@ describe("a claimed note's price is its claim line's (decision 030, stop 34); th
   it("no claim line: the price as it is today", () => {
     const price = priceNote(services, { type: "rbt", cptCode: "97153", units: 4, modifiers: [], locationId: 1, insurerId: 1, providerCredential: null });
     expect(claimedPrice(price, 4, null)).toBe(price);
+  });
+});
+
+// Decision 033, stop 43: an appeal pays a rejected claim only while its notes still say what its lines billed.
+describe("notesChangedSinceClaim", () => {
+  const line: BilledLine = { cptCode: "97155", serviceDate: "2026-11-02", modifiers: "HO", units: 4, unitPriceCents: 2975, pos: "12" };
+  const note: NoteNow = { id: 162, deleted: false, cptCode: "97155", sessionDate: "2026-11-02", md: "HO", md2: null, pos: "12", units: 4, unitPriceCents: null };
+  it.each<[string, Partial<NoteNow>, string[]]>([
+    ["nothing changed", {}, []],
+    ["CPT written in lower case with spaces (as the build trims it)", { cptCode: " 97155 " }, []],
+    ["modifiers in another order or case", { md: null, md2: "ho" }, []],
+    ["units amended 4 → 2", { units: 2 }, ["units"]],
+    ["a modifier added on the billing row", { md2: "GT" }, ["modifiers"]],
+    ["a modifier removed", { md: null }, ["modifiers"]],
+    ["CPT changed", { cptCode: "97153" }, ["CPT"]],
+    ["date of service changed", { sessionDate: "2026-11-03" }, ["date of service"]],
+    ["place of service changed", { pos: "02" }, ["place of service"]],
+    ["its own unit price changed", { unitPriceCents: 3000 }, ["unit price"]],
+    ["its own unit price as billed", { unitPriceCents: 2975 }, []],
+    ["units and modifiers (the probe's two cases at once)", { units: 2, md2: "GT" }, ["units", "modifiers"]],
+    ["deleted (whatever else changed)", { deleted: true, units: 2 }, ["deleted"]],
+  ])("%s → %j", (_label, over, changes) => {
+    expect(notesChangedSinceClaim([{ line, notes: [{ ...note, ...over }] }])).toEqual(changes.length ? [{ noteId: 162, changes }] : []);
+  });
+
+  it("a line's units are its notes' sum: when they no longer add up, every note of the line is named", () => {
+    const two = { ...line, units: 4 };
+    expect(notesChangedSinceClaim([{ line: two, notes: [{ ...note, id: 1, units: 2 }, { ...note, id: 2, units: 2 }] }])).toEqual([]);
+    expect(notesChangedSinceClaim([{ line: two, notes: [{ ...note, id: 1, units: 2 }, { ...note, id: 2, units: 1 }] }])).toEqual([
+      { noteId: 1, changes: ["units"] },
+      { noteId: 2, changes: ["units"] },
+    ]);
+  });
+
+  it.each<[string, { noteId: number; changes: string[] }[], string]>([
+    ["one note", [{ noteId: 162, changes: ["units", "modifiers"] }], "Claim C0000013: note #162 changed after the claim was built (units, modifiers); this file pays what the claim billed, not what the note says now. Build a new claim for it. Not imported."],
+    ["one deleted note", [{ noteId: 162, changes: ["deleted"] }], "Claim C0000013: note #162 changed after the claim was built (deleted); this file pays what the claim billed, not what the note says now. Not imported."],
+    ["several", [{ noteId: 1, changes: ["units"] }, { noteId: 2, changes: ["deleted"] }, { noteId: 3, changes: ["CPT"] }], "Claim C0000013: notes #1 (units), #2 (deleted) and #3 (CPT) changed after the claim was built; this file pays what the claim billed, not what the notes say now. Build a new claim for notes #1, #3. Not imported."],
+  ])("the message: %s", (_label, changed, message) => {
+    expect(changedNotesMessage("C0000013", changed)).toBe(message);
   });
 });

@@ -41,13 +41,15 @@ export async function createClaim(
     .returning();
   const out: { lineId: number; noteId: number; reportId: number }[] = [];
   for (const [i, l] of lines.entries()) {
+    const mods = (l.modifiers ?? "").split("-").filter(Boolean);
     const [line] = await db()
       .insert(claimLines)
       .values({ claimId: claim!.id, lineNumber: i + 1, serviceDate: l.serviceDate, cptCode: l.cpt, modifiers: l.modifiers ?? "", units: l.units, unitPriceCents: l.units ? Math.round(l.chargeCents / l.units) : 0, chargeCents: l.chargeCents, pos: "12" })
       .returning();
     const [note] = await db()
       .insert(notes)
-      .values({ type: l.cpt === "97155" ? "bcba" : "rbt", patientId: patient.id, locationId: patient.locationId, sessionDate: l.serviceDate, cptCode: l.cpt, units: l.units, minutes: l.units * 15, billed: true })
+      // The note says what its line billed (CPT, date, units, modifiers, place of service), as a build makes it.
+      .values({ type: l.cpt === "97155" ? "bcba" : "rbt", patientId: patient.id, locationId: patient.locationId, sessionDate: l.serviceDate, cptCode: l.cpt, units: l.units, minutes: l.units * 15, md: mods[0] ?? null, md2: mods[1] ?? null, pos: "12", billed: true })
       .returning();
     const [report] = await db()
       .insert(clientReports)

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, claimLineNotes, claimLines, claims, clientReports, insurances, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { getActor } from "~/models/actors.server";
@@ -496,6 +496,103 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect(((await res.json()) as { message: string }).message).toMatch(new RegExp(`Claim ${claim.claimNumber} is rejected and its notes are now on claim ${rebuilt.claimNumber}: .* Not imported\\.$`));
     expect(await totals()).toEqual(before);
     expect((await claimState(claim.id)).claim).toMatchObject({ status: "rejected", paidCents: 0 });
+  });
+
+  // Probe 9035 §1: after a full denial the claim's notes are free (decision 032); an appeal paid the claim line's
+  // 4 units / $119.00 against a note amended to 2 units, or re-modified, and locked it as paid history.
+  describe("an appeal of a fully denied claim whose notes changed since is refused, nothing written (decision 033, stop 43)", () => {
+    const BILLED: FixtureLine[] = [{ cpt: "97153", modifiers: "HM", serviceDate: "2026-03-02", units: 4, chargeCents: 11900 }];
+    const noteRow = async (noteId: number) => {
+      const [n] = await db().select().from(notes).where(eq(notes.id, noteId));
+      const [r] = await db().select().from(clientReports).where(eq(clientReports.noteId, noteId));
+      return { n: n!, r: r! };
+    };
+    const change: [string, string | null, (noteId: number) => Promise<void>][] = [
+      ["units changed as an amendment writes them (4 → 2)", "units", async (id) => void (await db().update(notes).set({ units: 2, minutes: 30, version: sql`${notes.version} + 1` }).where(eq(notes.id, id)))],
+      [
+        "modifiers changed on the billing row (HM → HM GT)",
+        "modifiers",
+        async (id) => {
+          const { n, r } = await noteRow(id);
+          const res = await api(`/client_report/update/${r.id}`, { method: "POST", token: managerToken, body: { md: "HM", md2: "GT", billed: false, version: r.version, note_version: n.version } });
+          expect(res.status, await res.clone().text()).toBe(200);
+          expect((await noteRow(id)).n).toMatchObject({ md: "HM", md2: "GT" });
+        },
+      ],
+      ["CPT changed (97153 → 97155)", "CPT", async (id) => void (await db().update(notes).set({ cptCode: "97155" }).where(eq(notes.id, id)))],
+      ["date of service changed", "date of service", async (id) => void (await db().update(notes).set({ sessionDate: "2026-03-03" }).where(eq(notes.id, id)))],
+      ["CPT and date changed", "CPT, date of service", async (id) => void (await db().update(notes).set({ cptCode: "97155", sessionDate: "2026-03-03" }).where(eq(notes.id, id)))],
+      ["the note deleted", "deleted", async (id) => void (await db().update(notes).set({ deletedAt: new Date().toISOString() }).where(eq(notes.id, id)))],
+      ["the modifiers only reordered (nothing billed changed)", null, async (id) => void (await db().update(notes).set({ md: null, md2: "HM" }).where(eq(notes.id, id)))],
+      ["nothing changed", null, async () => {}],
+    ];
+    it.each(change)("%s", async (_label, fields, edit) => {
+      const patient = await patientIn(locA.id);
+      const { claim, lines: [line] } = await createClaim(patient, BILLED);
+      expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(BILLED, [{ kind: "denied" }]) }], trace: trace() }), managerToken)).status).toBe(201);
+      expect((await claimState(claim.id)).claim.status).toBe("rejected");
+      await edit(line!.noteId);
+
+      const stateBefore = await claimState(claim.id);
+      const noteBefore = await noteRow(line!.noteId);
+      const before = await totals();
+      const importsBefore = (await db().select({ n: count() }).from(auditLog).where(eq(auditLog.action, "import")))[0]!.n;
+      const appeal = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() });
+      const res = await post835(appeal, managerToken);
+      const body = (await res.json()) as { message: string };
+      if (fields === null) {
+        // Decision 033's appeal: the notes still say what the line billed, so it pays.
+        expect(res.status, body.message).toBe(201);
+        expect((await claimState(claim.id)).claim).toMatchObject({ status: "accepted", paidCents: 11900 });
+        expect((await noteRow(line!.noteId)).n.paid).toBe(true);
+        return;
+      }
+      const rebuild = fields === "deleted" ? "" : " Build a new claim for it.";
+      expect([res.status, body.message]).toEqual([
+        422,
+        `Nothing was imported: Claim ${claim.claimNumber}: note #${line!.noteId} changed after the claim was built (${fields}); this file pays what the claim billed, not what the note says now.${rebuild} Not imported.`,
+      ]);
+      // Nothing written: no remittance, file or line; the claim, its line, the note and its billing row as they were; no import recorded.
+      expect(await totals()).toEqual(before);
+      expect(await claimState(claim.id)).toEqual(stateBefore);
+      expect(stateBefore.claim).toMatchObject({ status: "rejected", paidCents: 0 });
+      expect(await noteRow(line!.noteId)).toEqual(noteBefore);
+      expect(noteBefore.n.paid).toBe(false);
+      expect((await db().select({ n: count() }).from(auditLog).where(eq(auditLog.action, "import")))[0]!.n).toBe(importsBefore);
+      // The screen's import (one function with the API) refuses it alike.
+      const form = new FormData();
+      form.append("intent", "import");
+      form.append("content", appeal);
+      const screen = await request("/claims/remittances/import", { method: "POST", body: form, cookie: managerCookie });
+      expect(screen.status, screen.headers.get("location") ?? "").toBe(422);
+      expect(textOf(await screen.text())).toContain(`Claim ${claim.claimNumber}: note #${line!.noteId} changed after the claim was built (${fields})`);
+      expect(await totals()).toEqual(before);
+      expect(await claimState(claim.id)).toEqual(stateBefore);
+    });
+
+    it("a line billing several notes names every note when their units no longer add up, and a deleted one as deleted", async () => {
+      const patient = await patientIn(locA.id);
+      const { claim, lines: made } = await createClaim(patient, BILLED);
+      // A second note on the same line (a line's units are its notes' sum): 2 + 2 units.
+      const [first] = made;
+      await db().update(notes).set({ units: 2 }).where(eq(notes.id, first!.noteId));
+      const [second] = await db().insert(notes).values({ type: "rbt", patientId: patient.id, locationId: locA.id, sessionDate: "2026-03-02", cptCode: "97153", units: 2, minutes: 30, md: "HM", pos: "12", billed: true }).returning();
+      await db().insert(claimLineNotes).values({ claimLineId: first!.lineId, noteId: second!.id });
+      expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(BILLED, [{ kind: "denied" }]) }], trace: trace() }), managerToken)).status).toBe(201);
+      await db().update(notes).set({ units: 1 }).where(eq(notes.id, first!.noteId));
+      const res = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() }), managerToken);
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toBe(
+        `Nothing was imported: Claim ${claim.claimNumber}: notes #${first!.noteId} (units) and #${second!.id} (units) changed after the claim was built; this file pays what the claim billed, not what the notes say now. Build a new claim for them. Not imported.`,
+      );
+      await db().update(notes).set({ units: 2 }).where(eq(notes.id, first!.noteId));
+      await db().update(notes).set({ deletedAt: new Date().toISOString() }).where(eq(notes.id, second!.id));
+      const again = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() }), managerToken);
+      expect(((await again.json()) as { message: string }).message).toBe(
+        `Nothing was imported: Claim ${claim.claimNumber}: note #${second!.id} changed after the claim was built (deleted); this file pays what the claim billed, not what the note says now. Not imported.`,
+      );
+      expect((await claimState(claim.id)).claim).toMatchObject({ status: "rejected", paidCents: 0 });
+    });
   });
 
   it.each([
