@@ -16,7 +16,7 @@
 import { typedMinutes, unitsForMinutes } from "../domain/notes";
 import { providerNameFor } from "../domain/note-form";
 import { draftExpired, draftOfferText, NOTE_DRAFT_PREFIX } from "../domain/note-drafts";
-import { meterState, meterText, unitsOverAvailableText } from "../domain/pa-pacing";
+import { meterState, meterText, unitsOverAvailableText, unitWord } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 import { signaturePads } from "./signature-pad";
 export { SIGNATURE_MAX_CHARS } from "./signature-pad";
@@ -156,6 +156,10 @@ function liveUnits(form: HTMLFormElement) {
     total.value = String(minutes);
     const projected = unitsForMinutes(minutes);
     units.value = String(projected);
+    const minutesWord = form.querySelector("[data-minutes-word]");
+    if (minutesWord) minutesWord.textContent = minutes === 1 ? "minute" : "minutes";
+    const unitsWord = form.querySelector("[data-units-word]");
+    if (unitsWord) unitsWord.textContent = unitWord(projected);
     liveMeter(form, projected);
   };
   form.addEventListener("input", update);

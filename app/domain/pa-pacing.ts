@@ -148,9 +148,14 @@ export function meterState(facts: MeterFacts | null, projectedUnits: number): Me
   return { total, average: facts.average_units_per_week, exceeded, overAvailable: projectedUnits > facts.available_units, message: exceeded ? METER_MESSAGES.exceeded : null };
 }
 
+/** "unit" for one, else "units" (the note form's running total, beside its live number). */
+export function unitWord(n: number): string {
+  return n === 1 ? "unit" : "units";
+}
+
 /** "1 unit", "7 units". */
 export function unitCount(n: number): string {
-  return `${n} unit${n === 1 ? "" : "s"}`;
+  return `${n} ${unitWord(n)}`;
 }
 
 /**

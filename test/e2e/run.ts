@@ -1297,7 +1297,14 @@ describe("flows", { concurrency: 2 }, () => {
         }
         await fillSession(day, "05:00", "06:08");
         await page.getByLabel("Client appeared (mood)").fill("Calm and engaged");
-        if (javaScript) assert.equal(await page.locator("output[data-units]").textContent(), "5", "live units: 68 minutes are 5 units");
+        if (javaScript) {
+          assert.equal(await page.locator("output[data-units]").textContent(), "5", "live units: 68 minutes are 5 units");
+          // The live words follow the number: one unit in the singular.
+          await page.getByLabel("Morning: time out").fill("05:22");
+          assert.equal(await page.locator("[data-units-word]").textContent(), "unit", "22 minutes are 1 unit");
+          await page.getByLabel("Morning: time out").fill("06:08");
+          assert.equal(await page.locator("[data-units-word]").textContent(), "units");
+        }
         const token = await page.locator("input[name=form_token]").getAttribute("value");
         const sent = {
           form_token: token!,

@@ -231,6 +231,16 @@ describe("the weekly units meter on the note form, JavaScript off", () => {
     expect(html).toContain('<span data-units-over-text="true">more than the 2 units left on the PA service</span>');
   });
 
+  it.each([
+    ["14:22", "22 minutes · 1 unit"],
+    ["14:01", "1 minute · 0 units"],
+    ["15:00", "60 minutes · 4 units"],
+  ])("the running total says '1 unit' and '1 minute' in the singular (time out %s)", async (timeOut, words) => {
+    const html = (await (await post(`/note-rbt?patient_id=${w.patient}`, { ...refused(String(w.pa), timeOut), time_in2: "", time_out2: "", session_date: "x" }, w.rbtCookie)).text()).replace(/<!-- -->/g, "");
+    const totals = /<p class="note-totals"[^>]*>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? "";
+    expect(totals.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim()).toMatch(new RegExp(`^Total: ${words}`));
+  });
+
   it("no PA service chosen: 'Please select a CPT Code'", async () => {
     const res = await post(`/note-rbt?patient_id=${w.patient}`, refused("", "15:00"), w.rbtCookie);
     expect(meterOf(await res.text())).toMatchObject({ text: "Please select a CPT Code", exceeded: false });
