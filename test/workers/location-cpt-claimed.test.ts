@@ -7,6 +7,7 @@ import { getUserActor } from "~/models/actors.server";
 import { claimedNoteCptSums } from "~/models/reports/note-scope.server";
 import { locationCptReport } from "~/models/reports/location-cpt.server";
 import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { parseCsv } from "../support/csv";
 
 /**
  * The location-and-CPT report charges every note as billing charges it (decision 039, 2026-11-28 (stop 42)): a note
@@ -63,27 +64,6 @@ beforeAll(async () => {
   c = { locationId: location.id, patientId: patient.id, token, cookie: await signInCookie(manager), managerId: manager.id, serviceId: service!.id, noteIds };
 });
 
-/** The records of a CSV file (RFC 4180: quoted fields, doubled quotes, CRLF), the BOM dropped. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  const src = text.replace(/^\uFEFF/, "");
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (quoted) {
-      if (ch === '"' && src[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") row.push(cell), (cell = "");
-    else if (ch === "\r" && src[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
-    else cell += ch;
-  }
-  if (cell || row.length) row.push(cell), rows.push(row);
-  return rows;
-}
 
 /** "$1,033.24" or 1033.24 → 103324. */
 const centsOf = (cell: string) => Math.round(Number(cell.replace(/[$,"]/g, "")) * 100);

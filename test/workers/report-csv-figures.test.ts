@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { insurances, insuranceServices, notes, rateRecords, tickets } from "~/db/schema";
 import { amountsFromTheStart } from "~/models/rate-records.server";
 import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { parseCsv } from "../support/csv";
 
 /**
  * The report CSVs write money, hours and percentages as plain numbers (decision 038, 2026-11-28 (stop 43)): a
@@ -56,26 +57,6 @@ function screenRows(html: string): string[][] {
   );
 }
 
-/** The records of a CSV file (RFC 4180), the BOM dropped. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  const src = text.replace(/^\uFEFF/, "");
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (quoted) {
-      if (ch === '"' && src[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") row.push(cell), (cell = "");
-    else if (ch === "\r" && src[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
-    else cell += ch;
-  }
-  return rows;
-}
 
 /** A figure in hundredths (cents, or hundredths of an hour or a percent), exactly: "1,234.5" → 123450. */
 const hundredths = (text: string) => {
