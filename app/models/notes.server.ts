@@ -715,7 +715,8 @@ async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, t
 /**
  * A provider's notes ("byprofile"), in the actor's scope. Null (404) when the user does not exist or the actor
  * cannot see them — no location in common, unless the actor sees every location — so an outsider cannot tell
- * which user ids exist. Audited; two round trips.
+ * which user ids exist. A deleted provider's notes are still listed (they stay clinical records, and the notes list's
+ * provider filter finds them too: decision 023, stop 43). Audited; two round trips.
  */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
   const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
@@ -724,7 +725,7 @@ export async function notesByProvider(ctx: ModelContext, type: NoteType | null, 
     scope === null
       ? undefined
       : or(eq(users.id, ctx.actor.id), scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${idsIn(userLocations.locationId, scope)})` : sql`1 = 0`);
-  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt), visible)), ...pageReads(ctx, query, f, WHOLE)]);
+  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), visible)), ...pageReads(ctx, query, f, WHOLE)]);
   if (!user) return null;
   const { page, tail } = pageOf(query, f, rest as unknown as PageRows, WHOLE);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);

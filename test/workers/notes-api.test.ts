@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, listVersions, notes, noteVersions, paServices, patients } from "~/db/schema";
+import { auditLog, listVersions, notes, noteVersions, paServices, patients, users } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
@@ -392,6 +392,15 @@ describe("reads", () => {
     expect((await call(outsider.token, "GET", `/note_bcba/byprofile/${s.rbt.id}`)).status).toBe(404);
     const everywhere = await staff(["view_notes", "access_all_locations"], [elsewhere.id]);
     expect((await call(everywhere.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+    // A deleted provider's notes stay clinical records: byprofile lists them, as the notes list's provider filter does.
+    await db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, s.rbt.id));
+    try {
+      expect((await call(everywhere.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+      expect((await call(everywhere.token, "GET", `/v2/notes-rbt?provider_id=${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+      expect((await call(outsider.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).status).toBe(404);
+    } finally {
+      await db().update(users).set({ deletedAt: null }).where(eq(users.id, s.rbt.id));
+    }
     const config = await call(s.rbt.token, "GET", `/note_rbt/config?patient_id=${s.patient.id}&session_date=${day(-1)}`);
     expect(config.status).toBe(200);
     expect(config.json.data).toMatchObject({ cpt_codes: ["97153"], client: { patient_id: s.patient.id, today: today() } });
