@@ -11,6 +11,9 @@ import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed, type
  * once as data; the schema, the form, the profile and the model all read them.
  */
 
+/** A client the actor cannot see, or none such: one wording on screens and in the API (probe 9040 F3). */
+export const CLIENT_NOT_FOUND = "Client not found.";
+
 export const PATIENT_STATUSES = ["active", "inactive", "incoming"] as const;
 export type PatientStatus = (typeof PATIENT_STATUSES)[number];
 export const GENDERS = [

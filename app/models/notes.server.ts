@@ -70,6 +70,7 @@ import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
 import { noteSessionReads, sessionCancelledOnDelete, sessionGiveBack, settleNoteSession } from "./schedule.server";
 import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -2096,7 +2097,7 @@ export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<stri
   const bodyClient = given(note.patient_id) ? pathId(String(note.patient_id).trim()) : null;
   if (storedId === null) {
     if (!given(note.patient_id)) return { ok: false, status: 422, message: SUMMARY_CLIENT_FIRST, errors: { patient_id: SUMMARY_CLIENT_FIRST } };
-    if (bodyClient === null) return { ok: false, status: 404, message: "Client not found." };
+    if (bodyClient === null) return { ok: false, status: 404, message: CLIENT_NOT_FOUND };
   }
   const columns = {
     patientId: patients.id,
@@ -2136,7 +2137,7 @@ export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<stri
           .leftJoin(insurances, eq(insurances.id, patients.insurerId))
           .leftJoin(secondaryInsurers, eq(secondaryInsurers.id, patients.insurerSecondaryId))
           .where(and(eq(notes.id, storedId), type === null ? undefined : eq(notes.type, type), noteScope(ctx)));
-  if (!p) return { ok: false, status: 404, message: storedId === null ? "Client not found." : "Note not found." };
+  if (!p) return { ok: false, status: 404, message: storedId === null ? CLIENT_NOT_FOUND : "Note not found." };
   const row = p as Record<string, unknown>;
   const patientId = Number(row.patientId);
   const str = (v: unknown) => (typeof v === "string" ? v.trim() : typeof v === "number" && Number.isFinite(v) ? String(v) : "");

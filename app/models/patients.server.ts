@@ -693,7 +693,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   // stored ones), then the write batch, which reads the client back: two round trips (decision 043, stop 37).
   const refs = referenceReads(ctx, patientId, raw);
   const [[found], ...referenceRows] = await ctx.db.batch([forChangeQuery(ctx, patientId), ...refs.statements]);
-  if (!found) return notFound("Patient");
+  if (!found) return notFound("Client");
   const row = found.p;
   const current = patientJson(row, ctx.now());
   const elsewhere = fieldsSetElsewhere(raw, PATIENT_SET_ELSEWHERE);
@@ -750,7 +750,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
 
 export async function updatePatientStatus(ctx: ModelContext, patientId: number, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
   const current = await findPatient(ctx, patientId);
-  if (!current) return notFound("Patient");
+  if (!current) return notFound("Client");
   const parsed = parseWith(PatientStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
@@ -765,14 +765,14 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
     // A client made inactive keeps no future bookings (decision 037, stop 30), as new bookings refuse them.
     cancelUnfitBookings(ctx, deactivated ? and(eq(scheduledSessions.patientId, patientId), sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patients.deletedAt} is null)`)! : sql`0`),
   ]);
-  if (!rows[0]) return notFound("Patient");
+  if (!rows[0]) return notFound("Client");
   return ok(patientJson(rows[0], ctx.now()), withCancelledCount("Status updated.", cancelledCount(cancelled)));
 }
 
 /** Soft delete; the client's future bookings are cancelled with it (decision 037, 2026-11-27). */
 export async function deletePatient(ctx: ModelContext, patientId: number): Promise<ModelResult<null>> {
   const current = await findPatient(ctx, patientId);
-  if (!current) return notFound("Patient");
+  if (!current) return notFound("Client");
   const [, , cancelled] = await withAudit(ctx.db, who(ctx), { action: "delete", entity: "patient", entityId: patientId, patientId, detail: unfitDetail("client_deleted") }, () => [
     ctx.db.update(patients).set({ deletedAt: ctx.now().toISOString() }).where(eq(patients.id, patientId)),
     bumpListVersion(ctx.db, PATIENTS),

@@ -10,6 +10,7 @@ import { clientChoices, createBip, newBipFormFor } from "~/models/bips.server";
 import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 export const meta: MetaFunction = () => [{ title: "New BIP · Baseline" }];
 export const handle = { guard: "manage_bips" };
@@ -30,7 +31,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
   if (patientId !== null) {
     const form = await newBipFormFor(ctx, patientId);
-    if (!form) throw notFound("Client not found.");
+    if (!form) throw notFound(CLIENT_NOT_FOUND);
     const { patient, doctors } = form;
     return {
       patient: { id: patient.id, full_name: patient.full_name, patient_identifier: patient.patient_identifier },

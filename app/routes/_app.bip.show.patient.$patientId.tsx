@@ -6,6 +6,7 @@ import { can } from "~/domain/permissions";
 import { listBipsOfPatient } from "~/models/bips.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Plans of ${data?.patient.full_name ?? "client"} · Baseline` }];
 export const handle = { guard: "view_bips" };
@@ -15,7 +16,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
   const found = await listBipsOfPatient(ctx, requireId(params.patientId, "Patient"));
-  if (!found) throw notFound("Patient not found.");
+  if (!found) throw notFound(CLIENT_NOT_FOUND);
   return { patient: { id: found.patient.id, full_name: found.patient.full_name, patient_identifier: found.patient.patient_identifier }, bips: found.bips, canManage: can(actor, "manage_bips") };
 }
 

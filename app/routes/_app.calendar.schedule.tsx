@@ -15,6 +15,7 @@ import { auditClientsRead, auditWho } from "~/services/audit.server";
 import { modelContextFor, parentInAddress } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission } from "~/services/guard.server";
 import { randomToken } from "~/services/crypto.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 export const meta: MetaFunction = () => [{ title: "Schedule a session · Baseline" }];
 /**
@@ -43,7 +44,7 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
     return { kind: "choose", choices: choices.map((c) => ({ id: c.id, name: c.name, identifier: c.identifier })), search: raw.slice(0, 100), notice: searched.ok ? null : (searched.errors.form ?? null) };
   }
   const options = await bookingFormOptions(ctx, patientId);
-  if (!options) throw notFound("Client not found.");
+  if (!options) throw notFound(CLIENT_NOT_FOUND);
   const values: Record<string, string> = {
     patient_id: String(patientId),
     provider_id: String(actor.id),
@@ -67,7 +68,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // The one-time token is not a booking field; it rides back in the answer's values, so the form shown again keeps it.
   const { form_token: formToken, ...values } = posted;
   // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
-  const result = parentInAddress(await bookSessions(ctx, values, { formToken: typeof formToken === "string" ? formToken : null }), "patient_id", "Client not found.");
+  const result = parentInAddress(await bookSessions(ctx, values, { formToken: typeof formToken === "string" ? formToken : null }), "patient_id", CLIENT_NOT_FOUND);
   if (result.ok) {
     const first = result.data.sessions[0]?.session_date ?? values.session_date ?? "";
     const message = flashWithWarning(result.message ?? "", result.data.warning);

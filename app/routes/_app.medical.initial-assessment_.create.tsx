@@ -12,6 +12,7 @@ import { listPatients } from "~/models/patients.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, parentInAddress, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 export const meta: MetaFunction = () => [{ title: "New intake assessment · Baseline" }];
 export const handle = { guard: "manage_bips" };
@@ -27,7 +28,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (raw) {
     // The client and its BIPs, recorded as one read of the client (decision 019).
     const form = await newIntakeFormFor(ctx, requireId(raw, "Patient"));
-    if (!form) throw notFound("Patient not found.");
+    if (!form) throw notFound(CLIENT_NOT_FOUND);
     const { patient, bipOptions } = form;
     return { patient: { id: patient.id, name: patient.full_name, identifier: patient.patient_identifier }, bipOptions, clients: null, queryError: null };
   }
@@ -53,7 +54,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyRowIntent(values, rows) as FormAnswer["values"] });
   if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
-  return formResult(parentInAddress(await createIntakeAssessment(ctx, values), "patient_id", "Patient not found."), values, (x) => `/medical/initial-assessment/${x.id}`);
+  return formResult(parentInAddress(await createIntakeAssessment(ctx, values), "patient_id", CLIENT_NOT_FOUND), values, (x) => `/medical/initial-assessment/${x.id}`);
 }
 
 export default function CreateIntakeAssessment() {

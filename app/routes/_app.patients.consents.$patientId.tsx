@@ -13,6 +13,7 @@ import { listPatientConsents, saveConsentDraft, withdrawConsent, type ConsentJso
 import { formResult, formValues, parentInAddress, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 import { randomToken } from "~/services/crypto.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * The client-consent-form screen (clinical §2; docs/decisions/040): the client's consents (who signed
@@ -29,7 +30,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_clients");
   const patientId = requireId(params.patientId, "Patient");
   const found = await listPatientConsents(modelContextFor(context, actor), patientId);
-  if (!found) throw notFound("Patient not found.");
+  if (!found) throw notFound(CLIENT_NOT_FOUND);
   const canManage = can(actor, "manage_clients");
   const editId = pathId(new URL(request.url).searchParams.get("edit") ?? undefined);
   const editing = canManage && editId !== null ? (found.consents.find((c) => c.id === editId && c.editable) ?? null) : null;
@@ -55,7 +56,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
   const result = await withFormVersion(values.version, (version) => saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version, formToken: typeof values.form_token === "string" ? values.form_token : null }));
   // The client is this page's address: one the actor cannot see is the page's 404, not a field error.
-  parentInAddress(result, "patient_id", "Patient not found.");
+  parentInAddress(result, "patient_id", CLIENT_NOT_FOUND);
   // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
   if (result.ok && result.data.patient_id !== patientId) throw notFound("Consent not found.");
   if (!result.ok && result.status === 422 && result.errors.patient_id) throw notFound("Consent not found.");

@@ -7,7 +7,7 @@ import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { nestFormFields } from "~/domain/intake";
-import { PATIENT_FIELDS } from "~/domain/patients";
+import { PATIENT_FIELDS, CLIENT_NOT_FOUND } from "~/domain/patients";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { DELETE_CONFIRMED } from "~/domain/validation";
@@ -27,7 +27,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // The record with the parents its select offers (scope decides 404 first), then the other options in the
   // batch of its audit row, which names the parents too.
   const read = await getPatientForm(ctx, requireId(params.id, "Patient"));
-  if (!read) throw notFound("Patient not found.");
+  if (!read) throw notFound(CLIENT_NOT_FOUND);
   return read;
 }
 
@@ -39,7 +39,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const rows = paAssessmentIntent(values.intent);
   if (rows) {
     // "Add an assessment", "Add a service", "Remove": the form again with the row changed; nothing is saved.
-    if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+    if (!(await findPatient(ctx, id))) throw notFound(CLIENT_NOT_FOUND);
     return data<FormAnswer>({ errors: {}, message: null, values: applyPaAssessmentIntent(values, rows) as FormAnswer["values"] });
   }
   switch (values.intent) {
@@ -59,7 +59,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(result, values, (p) => `/patients/profile/${p.id}`);
     }
     default:
-      if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+      if (!(await findPatient(ctx, id))) throw notFound(CLIENT_NOT_FOUND);
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
 }

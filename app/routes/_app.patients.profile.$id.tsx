@@ -10,7 +10,7 @@ import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-co
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { posText } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
-import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
+import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField, CLIENT_NOT_FOUND } from "~/domain/patients";
 import { can, CLIENT_READER } from "~/domain/permissions";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, patientTimeZoneQuery, unitsElsewhereQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
@@ -35,7 +35,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // Pacing (decision 031): the live notes' units per day of the last weeks and the location's zone ride along, and
   // the units spent by notes stored at locations the actor cannot see (the client moved), which the table names.
   const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id), recentUnitsQuery(ctx, id, unitsWindowStart(ctx.now())), patientTimeZoneQuery(ctx, id), unitsElsewhereQuery(ctx, id)]);
-  if (!profile) throw notFound("Patient not found.");
+  if (!profile) throw notFound(CLIENT_NOT_FOUND);
   const { patient, options } = profile;
   const [paRows, dayRows, zone, elsewhere] = profile.also;
   const localToday = todayAtLocation(ctx.now(), zone[0]?.timeZone ?? "UTC");
@@ -64,7 +64,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (!can(actor, "manage_clients")) throw forbidden();
   const id = requireId(params.id, "Patient");
   const ctx = modelContextFor(context, actor);
-  if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+  if (!(await findPatient(ctx, id))) throw notFound(CLIENT_NOT_FOUND);
   const values = formValues(await request.formData());
   const back = `/patients/profile/${id}`;
   const paId = Number(values.pa_id);

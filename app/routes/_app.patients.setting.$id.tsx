@@ -5,7 +5,7 @@ import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
-import { PATIENT_STATUSES, STAFF_FIELDS, staffOptionsFor, type StaffField } from "~/domain/patients";
+import { PATIENT_STATUSES, STAFF_FIELDS, staffOptionsFor, type StaffField, CLIENT_NOT_FOUND } from "~/domain/patients";
 import { findPatient, getPatientSettings, updatePatientStaff, updatePatientStatus, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -21,7 +21,7 @@ export const handle = { guard: "manage_clients" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const settings = await getPatientSettings(modelContextFor(context, actor), requireId(params.id, "Patient"));
-  if (!settings) throw notFound("Patient not found.");
+  if (!settings) throw notFound(CLIENT_NOT_FOUND);
   return settings;
 }
 
@@ -37,7 +37,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "staff":
       return formResult(await withFormVersion(values.version, (version) => updatePatientStaff(ctx, id, values, { version })), values, back);
     default:
-      if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+      if (!(await findPatient(ctx, id))) throw notFound(CLIENT_NOT_FOUND);
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
 }

@@ -6,6 +6,7 @@ import { DataList, type Column } from "~/components/ui/data-list";
 import { patientLogReport } from "~/models/patients.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * /patients/ws/:id (platform §2): the client's log report — every audit row that names the client, newest
@@ -19,7 +20,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = requireId(params.id, "Patient");
   const { query, queryError } = listQueryFrom(request);
   const report = await patientLogReport(modelContextFor(context, actor), id, query);
-  if (!report) throw notFound("Patient not found.");
+  if (!report) throw notFound(CLIENT_NOT_FOUND);
   return { ...report, queryError };
 }
 

@@ -7,6 +7,7 @@ import { filterNames, LIST_PERIOD, periodInput, REPORT_PERIOD, reportQueryInput 
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "./guard.server";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * The billing screens' loaders and actions (/billing/list, /billing/by-client/:patient_id and its twin
@@ -165,12 +166,12 @@ export async function reportAction({ request, context, params }: ActionFunctionA
   const { actor } = await requirePermission(request, context, "manage_claims");
   const url = new URL(request.url);
   const patientId = params.patient_id !== undefined ? requireId(params.patient_id, "Client") : pathId(url.searchParams.get("patient_id") ?? undefined);
-  if (patientId === null) throw notFound("Client not found.");
+  if (patientId === null) throw notFound(CLIENT_NOT_FOUND);
   const values = formValues(await request.formData());
   const ctx = modelContextFor(context, actor);
   const back = cleanAddress(url);
   const answer = async <T>(result: ModelResult<T>) => {
-    if (!result.ok && result.status === 422 && !(await clientInScope(ctx, patientId))) throw notFound("Client not found.");
+    if (!result.ok && result.status === 422 && !(await clientInScope(ctx, patientId))) throw notFound(CLIENT_NOT_FOUND);
     return formResult(result, values, () => back);
   };
   const one = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : "");

@@ -129,7 +129,7 @@ export async function requireSuperadmin(request: Request, context: AppLoadContex
   return signed;
 }
 
-/** The record id of a route path; anything else answers 404 ("Patient not found."). */
+/** The record id of a route path; anything else answers 404 ("Client not found."). */
 export function requireId(raw: string | undefined, what: string): number {
   const id = pathId(raw);
   if (id === null) throw notFound(`${what} not found.`);

@@ -9,7 +9,7 @@ import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { unitsLeftText } from "~/domain/pa-pacing";
 import { dollarsOf } from "~/domain/billing";
 import { posText } from "~/domain/locations";
-import { goneStaffLabel } from "~/domain/patients";
+import { goneStaffLabel, CLIENT_NOT_FOUND } from "~/domain/patients";
 import { minuteOfDay, type NoteJson, type NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
@@ -317,7 +317,7 @@ export function createNoteLoader(type: NoteType) {
     const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
     const options = patientId === null ? null : await formOptions(ctx, type, patientId);
     // Another location's client (or none such) answers 404, as every record out of scope does.
-    if (patientId !== null && !options) throw notFound("Client not found.");
+    if (patientId !== null && !options) throw notFound(CLIENT_NOT_FOUND);
     if (!options) {
       const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
       const search = searched.ok ? searched.data : "";
@@ -381,7 +381,7 @@ export function createNoteAction(type: NoteType) {
     const formToken = String(form.get("form_token") ?? "") || null;
     const rerender = async (status: number, extra: Partial<NoteFormData>) => {
       const options = patientId === null ? null : await formOptions(ctx, type, patientId, null, form.get("supervisor_id"));
-      if (!options) throw notFound("Client not found.");
+      if (!options) throw notFound(CLIENT_NOT_FOUND);
       const p = createPath(type, options.patient!.id);
       const answer: NoteFormData = {
         kind: "form",
@@ -420,7 +420,7 @@ export function createNoteAction(type: NoteType) {
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
     // Opened from a scheduled session, the body carries its `scheduled_id`: the note's own batch marks it written (decision 037).
     // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
-    const result = parentInAddress(await createNote(ctx, body, { formToken }), "patient_id", "Client not found.");
+    const result = parentInAddress(await createNote(ctx, body, { formToken }), "patient_id", CLIENT_NOT_FOUND);
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
     if (r.status === 422 && r.errors.scheduled_id) {
@@ -612,7 +612,7 @@ export function notesByClientLoader(type: NoteType) {
     const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
     // The client with its name, the page and the audit tail in one batch, then the audit row (the model's noteItemsByClient).
     const found = await noteItemsByClient(ctx, type, patientId, query);
-    if (!found) throw notFound("Client not found.");
+    if (!found) throw notFound(CLIENT_NOT_FOUND);
     return {
       type,
       patientId,

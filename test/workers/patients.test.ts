@@ -898,3 +898,21 @@ describe("a staff link whose employee has left the client's location (decision 0
     }
   });
 });
+
+describe("a client that is not there has one wording everywhere", () => {
+  it.each([
+    ["GET", "/v2/patients/999999999"],
+    ["PATCH", "/v2/patients/999999999"],
+    ["DELETE", "/v2/patients/999999999"],
+    ["GET", "/patient/show/999999999"],
+    ["GET", "/v2/patients/999999999/pa-services"],
+    ["GET", "/note_rbt/byclient/999999999"],
+    ["GET", "/v2/pa-pacing?patient_id=999999999"],
+  ])("%s %s answers 404 'Client not found.'", async (method, path) => {
+    const location = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients", "view_notes"], locations: [location.id] }));
+    const res = await api(path, { method, token, body: method === "PATCH" ? { first_name: "Mia" } : undefined });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: "Client not found." });
+  });
+});

@@ -16,6 +16,7 @@ import {
 } from "~/models/client-reports.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, answerChange, modelContext, otherRecordId, refuseOtherMethods } from "./rest";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * Client reports — billing by client (clinical §7 client reports; issue 11; decision 030), under
@@ -63,7 +64,7 @@ function reportJson(r: ClientReport) {
 
 async function byProfile(c: Context<AppEnv>) {
   const id = pathId(c.req.param("patient"));
-  if (id === null) return jsonError(c, 404, "Client not found.");
+  if (id === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
   const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true, tail: c.var.auditTail });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
@@ -72,7 +73,7 @@ async function byEmployee(c: Context<AppEnv>) {
   const employee = pathId(c.req.param("employee"));
   const patient = pathId(c.req.param("patient"));
   if (employee === null) return jsonError(c, 404, "Employee not found.");
-  if (patient === null) return jsonError(c, 404, "Client not found.");
+  if (patient === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
   const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true, tail: c.var.auditTail });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
@@ -124,7 +125,7 @@ export const clientReportsApi = new Hono<AppEnv>()
   })
   .get("/profile/:patient", manage, async (c) => {
     const id = pathId(c.req.param("patient"));
-    if (id === null) return jsonError(c, 404, "Client not found.");
+    if (id === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
     const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { tail: c.var.auditTail });
     if (!result.ok) return answer(c, result);
     const r = result.data;

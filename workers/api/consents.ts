@@ -5,6 +5,7 @@ import { consentPdfResponse } from "~/services/consent-pdf.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, answerChange, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * Client consents (clinical §7; docs/decisions/040):
@@ -27,7 +28,7 @@ export const consentsApi = new Hono<AppEnv>()
   .get("/get-client-consents/:id", requireApiPermission("view_clients"), async (c) => {
     const id = pathId(c.req.param("id"));
     const found = id === null ? null : await listPatientConsents(modelContext(c), id);
-    if (!found) return jsonError(c, 404, "Patient not found.");
+    if (!found) return jsonError(c, 404, CLIENT_NOT_FOUND);
     return c.json({ data: found.consents, patient: found.patient });
   })
   .post("/store-client-consents", requireApiPermission("manage_clients", "view_clients"), async (c) => {

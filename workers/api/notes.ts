@@ -23,6 +23,7 @@ import {
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * Session notes (clinical §7 notes calls; issue 10; decision 023).
@@ -107,7 +108,7 @@ function legacyRouter(type: NoteType) {
       const q = listQuery(c);
       if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
       const page = id === null ? null : await notesByClient(modelContext(c), type, id, q.data);
-      return page ? c.json(page) : jsonError(c, 404, "Client not found.");
+      return page ? c.json(page) : jsonError(c, 404, CLIENT_NOT_FOUND);
     })
     .get("/byprofile/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
@@ -119,7 +120,7 @@ function legacyRouter(type: NoteType) {
     .get("/showReplacementBypatient/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
       const rows = id === null ? null : await replacementsByPatient(modelContext(c), id);
-      return rows ? c.json({ data: rows }) : jsonError(c, 404, "Client not found.");
+      return rows ? c.json({ data: rows }) : jsonError(c, 404, CLIENT_NOT_FOUND);
     })
     .post("/store", view, async (c) => {
       const b = await readBody(c);

@@ -3,6 +3,7 @@ import { pathId } from "~/domain/validation";
 import { paCalculator, patientPacing, paServicePacing } from "~/models/pa-pacing.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
 import { modelContext, refuseOtherMethods } from "./rest";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * The PA calculator (clinical §7) and pacing (issue 11, decision 031). Permission as PA services (view_clients),
@@ -30,7 +31,7 @@ export const paPacingApi = new Hono<AppEnv>()
       return jsonError(c, 422, message, { errors: { patient_id: message } });
     }
     const data = await patientPacing(modelContext(c), id);
-    return data ? c.json({ data }) : jsonError(c, 404, "Patient not found.");
+    return data ? c.json({ data }) : jsonError(c, 404, CLIENT_NOT_FOUND);
   });
 
 refuseOtherMethods(paPacingApi, ["/pa-service-calculator/:id", "/pa-services/:id/pacing", "/pa-pacing"]);

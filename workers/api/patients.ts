@@ -5,12 +5,13 @@ import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server"
 import { createPatient, deletePatient, getPatient, getPatientByIdentifier, listPatients, PATIENTS, updatePatient, updatePatientStatus, who, type PatientJson } from "~/models/patients.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
 import { modelContext, pathId, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
+import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /** Clients: viewed with view_clients, changed with manage_clients. Every show is audited by the model. */
 export const patientResource: RestResource<PatientJson> = {
   name: PATIENTS,
   idFilters: ["location_id", "insurer_id", "staff_id", "parent_id"],
-  label: "Patient",
+  label: "Client",
   view: "view_clients",
   manage: "manage_clients",
   list: (ctx, query, filters) => listPatients(ctx, query, filters),
@@ -47,14 +48,14 @@ export const patientsV2 = new Hono<AppEnv>()
     const id = pathId(c.req.param("id"));
     const ctx = modelContext(c);
     const rows = id === null ? null : await listPaServicesOfPatient(ctx, id);
-    if (!rows) return jsonError(c, 404, "Patient not found.");
+    if (!rows) return jsonError(c, 404, CLIENT_NOT_FOUND);
     // The client's authorizations are part of the client record: the read is audited.
     await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id }, c.var.auditTail);
     return c.json({ data: rows });
   })
   .get("/by-identifier/:identifier", viewClients, async (c) => {
     const row = await getPatientByIdentifier(modelContext(c), c.req.param("identifier"));
-    return row ? c.json({ data: row }) : jsonError(c, 404, "Patient not found.");
+    return row ? c.json({ data: row }) : jsonError(c, 404, CLIENT_NOT_FOUND);
   })
   .route("/", v2Router(patientResource));
 refuseOtherMethods(patientsV2, ["/:id/pa-services", "/by-identifier/:identifier"]);

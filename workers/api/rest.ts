@@ -17,7 +17,7 @@ import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
  * and the v1 routes (show, store, update, destroy).
  */
 export interface RestResource<Row> {
-  /** The list-version key and the word in messages ("patients", "Patient"). */
+  /** The list-version key and the word in messages ("patients", "Client"). */
   name: string;
   label: string;
   view: Permission;
