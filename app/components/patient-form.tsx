@@ -94,6 +94,8 @@ function Control({ field, values, errors, options }: { field: PatientField; valu
       return <Field label={label} name={name} type="tel" defaultValue={text(value)} error={error} />;
     case "zip":
       return <Field label={label} name={name} inputMode="numeric" defaultValue={text(value)} error={error} />;
+    case "npi":
+      return <Field label={label} name={name} inputMode="numeric" maxLength={255} defaultValue={text(value)} error={error} />;
     case "date":
       return <Field label={label} name={name} type="date" defaultValue={text(value)} error={error} />;
     case "money":

@@ -113,20 +113,33 @@ export function optionalLine(label: string, max = 255) {
   return v.pipe(optionalText(label, max), oneLine<string | null>(label));
 }
 
-/** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */
-export function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true) {
+/**
+ * Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check.
+ * `stored`: an edit's stored value that today's rule refuses (stored before it was checked); sent back as it is
+ * (trimmed), it passes and is kept as stored, so the record stays editable (decision 017, "a stored value kept as it
+ * is passes"); a new or changed value must pass.
+ */
+export function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true, stored: unknown = null) {
+  const digits = (x: string | null) => {
+    const d = (x ?? "").replace(/[\s-]/g, "");
+    return d === "" ? null : d;
+  };
+  const passes = (s: string) => new RegExp(`^\\d{${length}}$`).test(s) && check(s);
+  const storedText = typeof stored === "string" ? stored.trim() : "";
+  const kept = storedText !== "" && !passes(digits(storedText) ?? "") ? storedText : null;
   return v.pipe(
     v.optional(v.nullable(v.string(message)), null),
-    v.transform((x: string | null) => {
-      const d = (x ?? "").replace(/[\s-]/g, "");
-      return d === "" ? null : d;
-    }),
-    v.nullable(v.pipe(v.string(), v.regex(new RegExp(`^\\d{${length}}$`), message), v.check(check, message))),
+    v.transform((x: string | null) => (kept !== null && x?.trim() === kept ? kept : digits(x))),
+    v.nullable(v.pipe(v.string(), v.check((s) => s === kept || passes(s), message))),
   );
 }
 
-/** An NPI as a claim carries it (10 digits, the last a check digit): the location's and the employee's (probe 8974 §4). */
-export const optionalNpi = optionalDigits(NPI_MESSAGE, 10, isValidNpi);
+/**
+ * An NPI as a claim carries it (10 digits, the last a check digit): the location's, the employee's (probe 8974 §4)
+ * and the client's own and referring provider's (probe 9041 §2). `stored`: see optionalDigits.
+ */
+export const npiField = (stored: unknown = null) => optionalDigits(NPI_MESSAGE, 10, isValidNpi, stored);
+export const optionalNpi = npiField();
 
 function optionalPattern(pattern: RegExp, message: string, max = 254) {
   return v.pipe(

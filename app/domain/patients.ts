@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, optionalDiagnosisCode, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalState, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
+import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, npiField, optionalDiagnosisCode, optionalChoice, optionalNpi, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalState, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptField, datesInOrder, paAssessmentsSchema, paAssessmentsSchemaFor, type PaAssessment } from "./pa-assessments";
@@ -30,6 +30,7 @@ export type FieldType =
   | "email"
   | "phone"
   | "zip"
+  | "npi" // an NPI (10 digits, the last a check digit): the claim's rule
   | "date"
   | "money" // a number ≥ 0, decimals allowed
   | "flag"
@@ -204,9 +205,9 @@ export const PATIENT_FIELDS: readonly PatientField[] = [
 
   f("referral", "text", "referring_provider_first_name", "Referring provider first name"),
   f("referral", "text", "referring_provider_last_name", "Referring provider last name"),
-  f("referral", "text", "referring_provider_npi", "Referring provider NPI"),
+  f("referral", "npi", "referring_provider_npi", "Referring provider NPI"),
   f("referral", "text", "referring_code", "Referring code"),
-  f("referral", "text", "npi", "NPI"),
+  f("referral", "npi", "npi", "NPI"),
 
   f("eligibility", "text", "eqhlid", "EQHLID"),
   f("eligibility", "date", "elegibility_date", "Eligibility date"),
@@ -273,6 +274,8 @@ function schemaFor(field: PatientField): v.GenericSchema {
       return optionalPhone;
     case "zip":
       return optionalZip;
+    case "npi":
+      return optionalNpi;
     case "date":
       return optionalDate;
     case "money":
@@ -327,15 +330,22 @@ const STATE_FIELDS = [
   ["parent_state", "Parent state"],
 ] as const;
 
+/**
+ * The client's NPI fields (its own and the referring provider's): the one NPI rule (npiField), each with its stored
+ * value kept, as the claim's referring provider is refused later otherwise (probe 9041 §2, decision 017 stop 43).
+ */
+const NPI_FIELDS = PATIENT_FIELDS.filter((x) => x.type === "npi").map((x) => x.name);
+
 /** What an edit keeps as stored although today's rules refuse it (the client as read); none for a create. */
 export type PatientStored = { pa_assessments?: readonly PaAssessment[] } & Record<string, unknown>;
 
-/** The client schema, checking new values and keeping `stored` ones sent back as they are (assessments, states). */
+/** The client schema, checking new values and keeping `stored` ones sent back as they are (assessments, states, NPIs). */
 function patientSchema(stored: PatientStored | null) {
   const states = Object.fromEntries(STATE_FIELDS.map(([name, label]) => [name, optionalState(label, stored?.[name] ?? null)]));
+  const npis = Object.fromEntries(NPI_FIELDS.map((name) => [name, npiField(stored?.[name] ?? null)]));
   const assessments = stored?.pa_assessments?.length ? paAssessmentsSchemaFor(stored.pa_assessments) : paAssessmentsSchema;
   return v.pipe(
-    v.object({ ...PATIENT_ENTRIES, ...states, pa_assessments: assessments }) as unknown as v.GenericSchema<unknown, PatientInput>,
+    v.object({ ...PATIENT_ENTRIES, ...states, ...npis, pa_assessments: assessments }) as unknown as v.GenericSchema<unknown, PatientInput>,
     v.transform((x) => ({ ...x, secondary_diagnosis_codes: secondaryWithoutRepeats(x.diagnosis_code as string | null, x.secondary_diagnosis_codes as string[]) })),
   ) as unknown as v.GenericSchema<unknown, PatientInput>;
 }

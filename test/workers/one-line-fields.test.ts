@@ -41,7 +41,7 @@ beforeAll(async () => {
     client("city", "Keep city on one line."),
     client("insuranceId", "Keep primary insurance identifier on one line."),
     client("referring_provider_first_name", "Keep referring provider first name on one line."),
-    client("referring_provider_npi", "Keep referring provider NPI on one line."),
+    client("referring_code", "Keep referring code on one line."),
     ...person("employee", `/v2/employees/${employee.id}`),
     ...person("parent", `/v2/parents/${parent.id}`),
     { name: "location title", path: `/v2/locations/${location.id}`, field: "title", message: "Keep title on one line." },
