@@ -46,12 +46,15 @@ export const ResendInput = v.object({ email: v.optional(v.string(), ""), method:
 export const ResetRequestInput = v.object({ email: Email, parent: flag });
 export const ResetVerifyInput = v.object({ email: Email, code: Code, challenge_id: ChallengeId });
 
-/** The confirmation must equal the password; the message goes on the confirmation field. */
-function confirmed<T extends { password: string; password_confirmation: string }>() {
-  return v.forward(
-    v.check((x: T) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
-    ["password_confirmation"] as never,
-  );
+/**
+ * The confirmation must equal the password; the message goes on the confirmation field. Checked whenever the
+ * confirmation itself reads as text, so "Passwords do not match." comes with the form's other field errors in one
+ * answer (an object-level check would wait until every other field is valid: probe 9041 §4, decision 017 stop 43).
+ * One rule for every pair: sign-up, reset, change password, an employee's first and new password, a parent's.
+ */
+export function confirmedPassword<T extends Record<string, unknown>>(password = "password", confirmation = "password_confirmation"): v.BaseValidation<T, T, v.BaseIssue<unknown>> {
+  const matches = v.partialCheck([[confirmation]] as never, (x: Record<string, unknown>) => x[password] === x[confirmation], PASSWORD_MESSAGES.mismatch);
+  return v.forward(matches, [confirmation] as never) as unknown as v.BaseValidation<T, T, v.BaseIssue<unknown>>;
 }
 
 export const ResetChangeInput = v.pipe(
@@ -61,12 +64,12 @@ export const ResetChangeInput = v.pipe(
     password: NewPassword,
     password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),
   }),
-  confirmed(),
+  confirmedPassword(),
 );
 
 export const ChangePasswordInput = v.pipe(
   v.object({ current_password: AnyPassword, password: NewPassword, password_confirmation: v.string(PASSWORD_MESSAGES.mismatch) }),
-  confirmed(),
+  confirmedPassword(),
 );
 
 export const RegisterInput = v.pipe(
@@ -77,7 +80,7 @@ export const RegisterInput = v.pipe(
     password: NewPassword,
     password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),
   }),
-  confirmed(),
+  confirmedPassword(),
 );
 
 export const UnlockInput = v.object({ password: AnyPassword });

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
-import { NewPassword } from "./auth-schemas";
+import { confirmedPassword, NewPassword } from "./auth-schemas";
 import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNpi, optionalNumber, optionalPhone, optionalText, requiredEmail, requiredLine } from "./fields";
 import { dayNumber } from "./weeks";
 import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject, type SetElsewhere } from "./validation";
@@ -277,10 +277,8 @@ export const NewEmployeeInput = v.pipe(
   NewEmployeeObject,
   v.forward(v.check<Out<typeof NewEmployeeObject>, string>(primaryOk, PRIMARY_MESSAGE), ["location_id"]),
   v.forward(v.check<Out<typeof NewEmployeeObject>, string>(employmentOk, EMPLOYMENT_MESSAGE), ["employment"]),
-  v.forward(
-    v.check<Out<typeof NewEmployeeObject>, string>((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
-    ["password_confirmation"],
-  ),
+  // With the other field errors in one answer, not only once the rest is valid (probe 9041 §4).
+  confirmedPassword(),
 );
 export type NewEmployeeInput = v.InferOutput<typeof NewEmployeeInput>;
 
@@ -308,10 +306,7 @@ export const EMPLOYEE_EDIT_SET_ELSEWHERE: SetElsewhere = { ...EMPLOYEE_SET_ELSEW
 /** An administrator's password change for a user (platform §7: new_password, new_password_confirmation). */
 export const AdminPasswordInput = v.pipe(
   v.object({ new_password: PasswordField, new_password_confirmation: ConfirmationField }),
-  v.forward(
-    v.check((x) => x.new_password === x.new_password_confirmation, PASSWORD_MESSAGES.mismatch),
-    ["new_password_confirmation"],
-  ),
+  confirmedPassword("new_password", "new_password_confirmation"),
 );
 
 /**

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { NewPassword } from "./auth-schemas";
+import { confirmedPassword, NewPassword } from "./auth-schemas";
 import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalLine, optionalPhone, optionalZip, requiredEmail, requiredLine } from "./fields";
 import { PASSWORD_MESSAGES } from "./passwords";
 
@@ -63,8 +63,5 @@ export const PARENT_PASSWORD_ON_PROFILE = "Set the parent's password with Set pa
  */
 export const ParentPasswordInput = v.pipe(
   v.object({ password: v.pipe(v.optional(v.string(PASSWORD_MESSAGES.required), ""), NewPassword), password_confirmation: v.optional(v.string(PASSWORD_MESSAGES.mismatch), "") }),
-  v.forward(
-    v.check((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
-    ["password_confirmation"],
-  ),
+  confirmedPassword(),
 );

@@ -1,5 +1,8 @@
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { ChangePasswordInput } from "~/domain/auth-schemas";
 import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, employmentFormErrors, maskSsn, NewEmployeeInput, readEmployeeBody, withEmploymentFromForm } from "~/domain/employees";
+import { ParentPasswordInput } from "~/domain/parents";
 import { parseWith } from "~/domain/validation";
 
 describe("complianceState", () => {
@@ -89,6 +92,19 @@ describe("NewEmployeeInput and AdminPasswordInput", () => {
     const r = parseWith(NewEmployeeInput, { ...base, ...over });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors[field]).toBe(message);
+  });
+
+  // "Passwords do not match." comes with the other field errors in one answer (probe 9041 §4).
+  it.each([
+    ["a bad email", NewEmployeeInput, { ...base, email: "bad", password: "longpassword1", password_confirmation: "longpassword2" }, { email: "Enter a valid email address.", password_confirmation: "Passwords do not match." }],
+    ["no name and no role", NewEmployeeInput, { ...base, name: "", roles: [], password: "longpassword1", password_confirmation: "longpassword2" }, { name: "Name is required.", roles: "Choose at least one role.", password_confirmation: "Passwords do not match." }],
+    ["a short password", NewEmployeeInput, { ...base, password: "short", password_confirmation: "shorter" }, { password: "Password must be at least 8 characters.", password_confirmation: "Passwords do not match." }],
+    ["an admin's new password too short", AdminPasswordInput, { new_password: "short", new_password_confirmation: "other" }, { new_password: "Password must be at least 8 characters.", new_password_confirmation: "Passwords do not match." }],
+    ["one's own change without the current password", ChangePasswordInput, { password: "longpassword1", password_confirmation: "longpassword2" }, { current_password: "Password is required.", password_confirmation: "Passwords do not match." }],
+    ["a parent's password too short", ParentPasswordInput, { password: "short", password_confirmation: "other" }, { password: "Password must be at least 8 characters.", password_confirmation: "Passwords do not match." }],
+  ] as const)("%s: every field error at once", (_, schema, input, errors) => {
+    const r = parseWith(schema as v.GenericSchema, input);
+    expect(r.ok ? {} : r.errors).toEqual(errors);
   });
 
   it("accepts a matching password", () => {

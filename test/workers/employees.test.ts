@@ -134,6 +134,9 @@ describe("employees API", () => {
     [{ date_of_hire: "2026-02-30" }, "date_of_hire", "Enter a valid date (YYYY-MM-DD)."],
     [{ password: "short", password_confirmation: "short" }, "password", "Password must be at least 8 characters."],
     [{ password_confirmation: "different passphrase" }, "password_confirmation", "Passwords do not match."],
+    // With another field's error in the same answer, not only once the rest is valid (probe 9041 §4).
+    [{ email: "bad", password_confirmation: "different passphrase" }, "password_confirmation", "Passwords do not match."],
+    [{ email: "bad", password_confirmation: "different passphrase" }, "email", "Enter a valid email address."],
     [{ status: "retired" }, "status", "Choose a status from the list."],
   ])("refuses bad input with 422 and writes nothing (%#)", async (over, field, message) => {
     const { loc, role, token } = await setup();
@@ -333,6 +336,12 @@ describe("employee screens", () => {
     const badHtml = await bad.text();
     expect(badHtml).toContain("Name is required.");
     expect(badHtml).not.toContain("form passphrase 1");
+    // A bad email and passwords that differ: both errors in the one answer (probe 9041 §4).
+    const both = await post("/doctors/add", formFields(loc.id, role.id, { email: "bad", password_confirmation: "another passphrase" }), cookie);
+    expect(both.status).toBe(422);
+    const bothHtml = await both.text();
+    expect(bothHtml).toContain("Enter a valid email address.");
+    expect(bothHtml).toContain("Passwords do not match.");
     expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
     const fields = formFields(loc.id, role.id);
     const res = await post("/doctors/add", fields, cookie);
