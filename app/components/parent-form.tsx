@@ -7,18 +7,21 @@ import { GENDERS } from "~/domain/patients";
  * The parent's fields (platform §3 Parent/guardian), shared by the add screen and the profile's edit form.
  * Works without JavaScript: each field shows its error and keeps the value typed. `signInFixed`: the user
  * may not change who signs in as the parent or where they belong (decision 015), so email, location and status
- * are shown but not offered for change (still posted, so the rest of the form saves).
+ * are shown but not offered for change (still posted, so the rest of the form saves). `locationRequired`: the user
+ * may not save the parent without a location (parentNeedsLocation), so "None" is not offered: "Choose a location".
  */
 export function ParentFields({
   values,
   errors,
   locations,
   signInFixed = false,
+  locationRequired = false,
 }: {
   values: Record<string, unknown>;
   errors: Record<string, string | undefined>;
   locations: readonly { id: number; title: string }[];
   signInFixed?: boolean;
+  locationRequired?: boolean;
 }) {
   const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
   return (
@@ -38,7 +41,8 @@ export function ParentFields({
       <SelectField
         label="Location"
         name="location_id"
-        placeholder={signInFixed && t("location_id") ? undefined : "None"}
+        required={locationRequired}
+        placeholder={signInFixed && t("location_id") ? undefined : locationRequired ? "Choose a location" : "None"}
         options={locations.filter((l) => !signInFixed || String(l.id) === t("location_id")).map((l) => ({ value: l.id, label: l.title }))}
         defaultValue={t("location_id")}
         error={errors.location_id}

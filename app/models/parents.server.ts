@@ -128,7 +128,8 @@ export async function getParentProfile(ctx: ModelContext, id: number) {
   const target = { locationId: row.p.locationId, childLocationIds: childLocations.map((c) => c.locationId) };
   // Children at locations the actor cannot see are not listed, but the page says they exist (not "No linked clients.").
   const childrenElsewhere = target.childLocationIds.some((l) => !canSeeLocation(ctx.actor, l));
-  return { parent: toJson(row), children, childrenElsewhere, locations: locationList, maySetSignIn: mayChangeParent(ctx.actor, target, ["password"]).ok };
+  const parent = toJson(row);
+  return { parent, children, childrenElsewhere, locations: locationList, maySetSignIn: mayChangeParent(ctx.actor, target, ["password"]).ok, locationRequired: parentNeedsLocation(ctx.actor, parent) };
 }
 
 /** The locations of every live child of the parent, also those the actor cannot see (for the rule). */
@@ -178,12 +179,16 @@ function childrenQuery(ctx: ModelContext, parentId: number) {
 
 /**
  * A parent without a location is seen by staff of every location, so staff limited to some locations must
- * link a new parent to one of theirs, and may not unlink one that has a location (docs/decisions/020).
+ * link a new parent to one of theirs, and may not unlink one that has a location (decisions 015, 020). The forms
+ * offer "None" only where it may be saved. `current`: the parent as stored, none for a new one.
  */
+export function parentNeedsLocation(actor: Actor, current: { location_id: number | null } | null): boolean {
+  return locationScope(actor) !== null && (current === null || current.location_id !== null);
+}
+
 async function check(ctx: ModelContext, input: ParentInput, current: ParentJson | null, read: CheckReads): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
-  const mustHaveLocation = locationScope(ctx.actor) !== null && (current === null || current.location_id !== null);
-  if (input.location_id === null && mustHaveLocation) errors.location_id = "Choose one of your locations.";
+  if (input.location_id === null && parentNeedsLocation(ctx.actor, current)) errors.location_id = "Choose one of your locations.";
   let zone = "UTC";
   if (input.location_id !== null) {
     // Read with the record when the body named it plainly (or kept the stored one); else on its own.

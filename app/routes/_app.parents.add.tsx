@@ -5,7 +5,7 @@ import { ParentFields } from "~/components/parent-form";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
 import { locationOptions } from "~/models/locations.server";
-import { createParent } from "~/models/parents.server";
+import { createParent, parentNeedsLocation } from "~/models/parents.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -20,8 +20,8 @@ export const handle = { guard: "manage_parents" };
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_parents", "view_parents");
   const locations = await locationOptions(modelContextFor(context, actor));
-  // One location to choose from: it is chosen already.
-  return { locations, locationId: locations.length === 1 ? locations[0]!.id : null };
+  // One location to choose from: it is chosen already. "None" only for those who may save it (decision 015).
+  return { locations, locationId: locations.length === 1 ? locations[0]!.id : null, locationRequired: parentNeedsLocation(actor, null) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -32,7 +32,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AddParent() {
-  const { locations, locationId } = useLoaderData<typeof loader>();
+  const { locations, locationId, locationRequired } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const values = answer?.values ?? { status: "active", location_id: locationId === null ? "" : String(locationId) };
@@ -45,7 +45,7 @@ export default function AddParent() {
       <FormMessage error={answer?.message} />
       {/* A new key after each answer so the inputs take the re-rendered values when JavaScript is on. */}
       <Form method="post" noValidate key={JSON.stringify(answer?.values ?? null)}>
-        <ParentFields values={values} errors={answer?.errors ?? {}} locations={locations} />
+        <ParentFields values={values} errors={answer?.errors ?? {}} locations={locations} locationRequired={locationRequired} />
         <FormActions>
           <button className="btn btn-primary" type="submit" disabled={busy}>
             Add parent

@@ -63,7 +63,7 @@ const LABELS: [keyof ParentJson, string][] = [
 const PARENT_LABELS: Record<string, string> = { ...Object.fromEntries(LABELS), location_id: "Location" };
 
 export default function ParentProfile() {
-  const { parent, children, childrenElsewhere, locations, canManage, canSeeClients, maySetSignIn } = useLoaderData<typeof loader>();
+  const { parent, children, childrenElsewhere, locations, canManage, canSeeClients, maySetSignIn, locationRequired } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -119,7 +119,7 @@ export default function ParentProfile() {
           <Form method="post" noValidate key={JSON.stringify([values, version])}>
             <input type="hidden" name="intent" value="save" />
             <input type="hidden" name="version" value={version} />
-            <ParentFields values={values} errors={errors} locations={locations} signInFixed={!maySetSignIn} />
+            <ParentFields values={values} errors={errors} locations={locations} signInFixed={!maySetSignIn} locationRequired={locationRequired} />
             <FormActions>
               <button className="btn btn-primary" type="submit" disabled={busy}>
                 Save parent

@@ -340,6 +340,28 @@ describe("adding a parent (/parents/add) and /parents", () => {
     expect((await parentsByEmail(open))[0]!.locationId).toBeNull();
   });
 
+  it("the Location select offers None only to those who may save it (decision 015, probe 9041 §3)", async () => {
+    const denver = await createLocation();
+    const miami = await createLocation();
+    const select = (html: string) => html.match(/<select[^>]*name="location_id"[^>]*>[\s\S]*?<\/select>/)![0];
+    // A manager of two locations: a required select with "Choose a location" first, no "None".
+    const manager = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [denver.id, miami.id] }));
+    const managers = select(await (await request("/parents/add", { cookie: manager })).text());
+    expect(managers).toMatch(/<select[^>]*required=""/);
+    expect(managers).toMatch(/<option value=""[^>]*>Choose a location<\/option>/);
+    expect(managers).not.toContain(">None<");
+    // One location: it is chosen already (unchanged), and still no "None".
+    const lm = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [denver.id] }));
+    const lms = select(await (await request("/parents/add", { cookie: lm })).text());
+    expect(lms).toContain(`<option value="${denver.id}" selected="">`);
+    expect(lms).not.toContain(">None<");
+    // An all-location actor may leave it empty: "None" stays, not required.
+    const admin = await signInCookie(await createUser({ role: "ADMIN" }));
+    const admins = select(await (await request("/parents/add", { cookie: admin })).text());
+    expect(admins).toMatch(/<option value=""[^>]*>None<\/option>/);
+    expect(admins).not.toMatch(/<select[^>]*required=""/);
+  });
+
   it("403 without manage_parents: no form, no Add link, nothing created", async () => {
     const loc = await createLocation();
     const viewer = await signInCookie(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
