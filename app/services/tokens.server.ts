@@ -1,12 +1,12 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
-import { and, eq, gt, lte } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { revokedTokens, tokenRefreshes } from "~/db/schema";
 import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
 import { SETTING_BOUNDS } from "~/domain/settings";
-import type { KnownTail } from "./audit.server";
+import { withConditionalAudit, type AuditEntry, type AuditWho, type KnownTail } from "./audit.server";
 import { getTokenPrincipal, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 
@@ -112,8 +112,18 @@ export function revokedUntil(claims: Pick<TokenClaims, "exp" | "authTime">): Dat
   return new Date(Math.max(claims.exp, claims.authTime + SETTING_BOUNDS.absolute_hours.max * 3600) * 1000);
 }
 
-export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "exp" | "authTime">): Promise<void> {
-  await db.insert(revokedTokens).values({ jti: claims.jti, expiresAt: revokedUntil(claims).toISOString() }).onConflictDoNothing();
+/**
+ * Logout: revokes the token with `entry`'s audit row in one batch; the row is written only by the call whose revoke
+ * landed, so a token logged out twice at once is recorded once. `tail` as read with the token's check.
+ */
+export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "exp" | "authTime">, audit: { who: AuditWho; entry: AuditEntry; tail: KnownTail }): Promise<void> {
+  await withConditionalAudit(
+    db,
+    audit.who,
+    audit.entry,
+    (row) => [db.insert(revokedTokens).values({ jti: claims.jti, expiresAt: revokedUntil(claims).toISOString() }).onConflictDoNothing(), row(sql`changes() = 1`)],
+    audit.tail,
+  );
 }
 
 /** The hourly clean-up: revoked ids no token they name could use any more (past revokedUntil). */
@@ -130,24 +140,52 @@ export function tokenFamily(token: string, claims: Pick<TokenClaims, "type" | "i
   return typeof fam === "string" && fam ? fam : `${claims.type}:${claims.id}:${claims.authTime}`;
 }
 
+export type Rotation = { kind: "rotated" } | { kind: "spent" } | { kind: "limited"; wait: number };
+
 /**
- * Counts a refresh against its family: answers the seconds to wait (nothing recorded) once the family has
- * refreshed REFRESH_LIMIT.max times in the window, else records this refresh and answers 0.
+ * Spends a token on its successor, in one batch (one transaction), so that one token gives at most one successor
+ * whatever the timing (probe 9037 M1): the revoke of the token's id is the claim. It is an insert that lands only
+ * while the family has refreshed fewer than REFRESH_LIMIT.max times in the window and the id is not revoked yet
+ * (`on conflict do nothing`); the family's refresh and `entry`'s audit row follow only when it landed
+ * (`changes() = 1`). `rotated`: this caller's revoke landed, it alone may issue the successor. `spent`: another
+ * refresh or a logout revoked the token first (answered as a reused token). `limited`: the family must wait; nothing
+ * was written and the token stays valid (decision 016). `tail`: the chain's tail read with the token's check.
  */
-export async function claimRefresh(db: Db, family: string, now: Date): Promise<number> {
+export async function rotateToken(
+  db: Db,
+  claims: Pick<TokenClaims, "jti" | "exp" | "authTime">,
+  family: string,
+  now: Date,
+  audit: { who: AuditWho; entry: AuditEntry; tail: KnownTail },
+): Promise<Rotation> {
   const since = new Date(now.getTime() - REFRESH_LIMIT.windowMs).toISOString();
-  const rows = await db
-    .select({ at: tokenRefreshes.at })
-    .from(tokenRefreshes)
-    .where(and(eq(tokenRefreshes.family, family), gt(tokenRefreshes.at, since)));
+  const inWindow = and(eq(tokenRefreshes.family, family), gt(tokenRefreshes.at, since));
+  const [revoked, recent, landed] = await withConditionalAudit(
+    db,
+    audit.who,
+    audit.entry,
+    (row) => [
+      db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, claims.jti)),
+      db.select({ at: tokenRefreshes.at }).from(tokenRefreshes).where(inWindow),
+      db
+        .insert(revokedTokens)
+        .select(sql`select ${claims.jti}, ${revokedUntil(claims).toISOString()} where (select count(*) from ${tokenRefreshes} where ${inWindow}) < ${REFRESH_LIMIT.max}`)
+        .onConflictDoNothing()
+        .returning({ jti: revokedTokens.jti }),
+      // Refreshes out of the window go in the hourly clean-up (pruneTokenRefreshes), not on each refresh.
+      db.insert(tokenRefreshes).select(sql`select null, ${family}, ${now.toISOString()} where changes() = 1`),
+      row(sql`changes() = 1`),
+    ],
+    audit.tail,
+  );
+  if (landed.length === 1) return { kind: "rotated" };
+  if (revoked.length > 0) return { kind: "spent" };
   const wait = refreshWaitSeconds(
-    rows.map((r) => r.at),
+    recent.map((r) => r.at),
     now,
   );
-  if (wait > 0) return wait;
-  // Refreshes out of the window go in the hourly clean-up (pruneTokenRefreshes), not on each refresh.
-  await db.insert(tokenRefreshes).values({ family, at: now.toISOString() });
-  return 0;
+  // Not revoked and under the limit, yet not landed, cannot happen in one transaction; answered as spent if it did.
+  return wait > 0 ? { kind: "limited", wait } : { kind: "spent" };
 }
 
 /** The hourly clean-up: refreshes out of the refresh limit's window (claimRefresh counts only those after it). */

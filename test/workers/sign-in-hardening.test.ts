@@ -1,12 +1,16 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { requestPasswordReset } from "~/models/auth.server";
 import { forgetAuthSettings, getAuthSettings } from "~/models/settings.server";
+import { issueAccessToken } from "~/services/tokens.server";
 import { outboxSender } from "~/services/email.server";
 import worker from "../../workers/app";
+import countingWorker from "../bench/d1-count-worker";
+import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, codeIn, cookiesFrom, countingDb, createParent, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 import { appFetch } from "./app-fetch";
 
@@ -89,6 +93,73 @@ describe("GET /api/auth/refresh limit", () => {
 
     const other = await apiToken(user);
     expect((await api("/auth/refresh", { token: other })).status).toBe(200);
+  });
+});
+
+async function counted(path: string, method: string, token: string) {
+  const req = new Request(`http://localhost${path}`, { method, headers: { Accept: "application/json", Authorization: `Bearer ${token}` } });
+  const res = await countingWorker.fetch(req as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+  const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+  return { res, roundTrips: roundTrips! };
+}
+
+describe("GET /api/auth/refresh at the same moment (probe 9037 M1)", () => {
+  const tokenOf = async (res: Response) => ((await res.json()) as { access_token: string }).access_token;
+
+  it.each([[2], [5], [8]])("%i refreshes of one token at once: exactly one 200 and one live token, the others 401 as a reused token", async (n) => {
+    const user = await createUser();
+    const token = await apiToken(user);
+    const answers = await Promise.all(Array.from({ length: n }, () => api("/auth/refresh", { token })));
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status !== 200);
+    expect(ok).toHaveLength(1);
+    for (const r of refused) {
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as { message: string }).message).toBe("Unauthenticated.");
+    }
+    const successor = await tokenOf(ok[0]!);
+    expect((await api("/auth/me", { method: "POST", token: successor })).status).toBe(200);
+    // The old token is spent: a later refresh is refused as a reused one, and only the successor refreshes.
+    const again = await api("/auth/refresh", { token });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { message: string }).message).toBe("Unauthenticated.");
+    // One refresh counted for the family, whatever the number of tries.
+    const [{ n: counted }] = (await env.DB.prepare("select count(*) as n from token_refreshes where family = ?").bind(decodeJwt(token).fam).all<{ n: number }>()).results as [{ n: number }];
+    expect(counted).toBe(1);
+    // Logging out the successor leaves nothing of the family alive.
+    expect((await api("/auth/logout", { method: "POST", token: successor })).status).toBe(200);
+    expect((await api("/auth/me", { method: "POST", token: successor })).status).toBe(401);
+  });
+
+  it("a refresh costs 3 round trips (token check, the rotation's batch, the user's answer) and a logout 2", async () => {
+    const user = await createUser();
+    const token = await apiToken(user);
+    await getAuthSettings(db());
+    const refreshed = await counted("/api/auth/refresh", "GET", token);
+    expect(refreshed.res.status).toBe(200);
+    expect(refreshed.roundTrips).toBeLessThanOrEqual(3);
+    const successor = ((await refreshed.res.json()) as { access_token: string }).access_token;
+    const out = await counted("/api/auth/logout", "POST", successor);
+    expect(out.res.status).toBe(200);
+    expect(out.roundTrips).toBeLessThanOrEqual(2);
+  });
+
+  it("the family's 5 refreshes in 5 minutes hold when its tokens refresh at the same moment", async () => {
+    const user = await createUser();
+    const [row] = await db().select({ g: users.accessGeneration }).from(users).where(eq(users.id, user.id));
+    const principal = { type: "user" as const, id: user.id, accessGeneration: row!.g };
+    const now = new Date();
+    const family = crypto.randomUUID();
+    // Eight distinct tokens of one sign-in (one family), each refreshed once, all at once.
+    const tokens = await Promise.all(Array.from({ length: 8 }, async () => (await issueAccessToken(env as unknown as Env, principal, now, Math.floor(now.getTime() / 1000), family)).access_token));
+    const answers = await Promise.all(tokens.map((token) => api("/auth/refresh", { token })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(3);
+    for (const r of limited) expect(Number(r.headers.get("Retry-After"))).toBeGreaterThan(0);
+    // A refused refresh revokes nothing: its token still works for calls.
+    const refusedTokens = tokens.filter((_, i) => answers[i]!.status === 429);
+    for (const t of refusedTokens) expect((await api("/auth/me", { method: "POST", token: t })).status).toBe(200);
   });
 });
 

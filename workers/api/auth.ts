@@ -17,13 +17,14 @@ import {
   resendLoginCode,
   requestPasswordReset,
   signIn,
+  signInChangeEntry,
   verifyBackupCode,
   verifyLoginCode,
   verifyPasswordResetCode,
   type CodeResult,
 } from "~/models/auth.server";
 import { getAuthSettings } from "~/models/settings.server";
-import { claimRefresh, issueAccessToken, revokeToken, tokenFamily, verifyAccessToken } from "~/services/tokens.server";
+import { issueAccessToken, revokeToken, rotateToken, tokenFamily, verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
 import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
 import { refuseOtherMethods } from "./rest";
 
@@ -36,6 +37,11 @@ async function tokenAnswer(c: Context<AppEnv>, principal: PrincipalWithGeneratio
   if (!actor) return jsonError(c, 401, "Unauthenticated.");
   const token = await issueAccessToken(env, principal, now(), authTime, family);
   return c.json({ ...token, user: actorJson(actor) });
+}
+
+/** The audit row of a token's refresh or logout: on the account, through the API (decision 019, stop 43). */
+function tokenEntry(claims: Pick<TokenClaims, "type" | "id">, action: "token_refresh" | "sign_out") {
+  return { ...signInChangeEntry(claims, action), detail: { via: "api" } };
 }
 
 function codeFailure(c: Context<AppEnv>, result: Exclude<CodeResult, { kind: "ok" }>) {
@@ -88,17 +94,21 @@ export const authApi = new Hono<AppEnv>()
     const check = await verifyAccessToken(db, env, token, now(), true);
     if (!check.ok) return jsonError(c, 401, check.reason === "expired" ? "Session has expired. Please sign in again." : "Unauthenticated.");
     // At most 5 refreshes in 5 minutes per token family (platform §8, §9); the token stays valid for a later try.
+    // The revoke is the claim: of refreshes of one token at the same moment, only the one whose revoke landed gets a
+    // successor; the others are answered as a reused token (decision 001, stop 43).
     const family = tokenFamily(token, check.claims);
-    const wait = await claimRefresh(db, family, now());
-    if (wait > 0) {
-      c.header("Retry-After", String(wait));
-      return jsonError(c, 429, AUTH_MESSAGES.refreshThrottled, { retry_after: wait });
+    const { actor, claims } = check;
+    const rotation = await rotateToken(db, claims, family, now(), { who: { actor: { kind: actor.kind, id: actor.id }, ip: c.var.app.ip }, entry: tokenEntry(claims, "token_refresh"), tail: check.tail });
+    if (rotation.kind === "limited") {
+      c.header("Retry-After", String(rotation.wait));
+      return jsonError(c, 429, AUTH_MESSAGES.refreshThrottled, { retry_after: rotation.wait });
     }
-    await revokeToken(db, check.claims);
-    return tokenAnswer(c, check.claims, check.claims.authTime, family);
+    if (rotation.kind === "spent") return jsonError(c, 401, "Unauthenticated.");
+    return tokenAnswer(c, claims, claims.authTime, family);
   })
   .post("/auth/logout", requireApiPrincipal, async (c) => {
-    await revokeToken(c.var.app.db, c.var.claims);
+    const { actor, claims, app } = c.var;
+    await revokeToken(app.db, claims, { who: { actor: { kind: actor.kind, id: actor.id }, ip: app.ip }, entry: tokenEntry(claims, "sign_out"), tail: c.var.auditTail });
     return c.json({ message: "Successfully logged out" });
   })
   .post("/auth/me", requireApiPrincipal, (c) => c.json(actorJson(c.var.actor)))
