@@ -23,7 +23,7 @@ import {
 import { normalizeEmail } from "~/domain/auth-schemas";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAudit, withAuditIfUnchanged, type AuditEntry, type AuditWho } from "~/services/audit.server";
+import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAudit, withAuditIfUnchanged, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
@@ -121,14 +121,34 @@ function signInEntry(action: string, principal: Principal | null, email: string 
   return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via, ...(parent ? { parent: true } : {}), ...(secondFactor ? { second_factor: secondFactor } : {}) } };
 }
 
-/** The second step of a sign-in, recorded: success with the consuming writes in one batch, a refused code on its own. */
-async function recordSecondFactor(app: AuthApp, result: CodeResult, by: { email?: string }, via: SignInChannel, factor: "email_code" | "backup_code", writes: () => BatchItem<"sqlite">[]): Promise<void> {
+/**
+ * The second step of a sign-in, recorded: success with the consuming writes in one batch; every refused attempt too
+ * (probe 9037 L1/L2): a wrong or expired code, a code that reached no challenge (in the batch of the address's failure
+ * it counts as, `attempt.writes`) and one the throttle refused (`sign_in_throttled`). A refused attempt's row names
+ * the account the way the screen and the API both can (attemptAccount), so the two write the same row.
+ */
+async function recordSecondFactor(app: AuthApp, result: CodeResult, attempt: CodeAttempt, via: SignInChannel, factor: "email_code" | "backup_code", writes: () => BatchItem<"sqlite">[]): Promise<void> {
   if (result.kind === "ok") {
     const p = result.principal;
-    await withAudit(app.db, { actor: { kind: p.type, id: p.id }, ip: app.ip }, signInEntry("sign_in", p, p.email, via, factor), writes as () => []);
-  } else if (result.kind !== "no_challenge") {
-    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_failed", null, by.email ? normalizeEmail(by.email) : null, via, factor), () => [] as []);
+    await withAudit(app.db, { actor: { kind: p.type, id: p.id }, ip: app.ip }, signInEntry("sign_in", p, p.email, via, factor), writes as () => [], attempt.tail);
+    return;
   }
+  const { email, type } = attempt.account;
+  const action = result.kind === "throttled" ? "sign_in_throttled" : "sign_in_failed";
+  await withAudit(app.db, anonymous(app.ip), signInEntry(action, null, email, via, factor, type), (() => attempt.writes()) as () => [], attempt.tail);
+}
+
+/**
+ * A code's attempt as its audit row sees it: the account tried (the challenge's when its id names one and no other
+ * email was sent, else the email sent; null when neither), the chain's tail read with the throttle's count, and the
+ * writes that go in the row's batch (a stranger's guess counted against the address).
+ */
+type CodeAttempt = { account: { email: string | null; type?: PrincipalType }; tail: KnownTail; writes: () => BatchItem<"sqlite">[] };
+
+function attemptAccount(by: { email?: string }, challenge: { email: string | null; type: PrincipalType } | undefined): CodeAttempt["account"] {
+  const sent = by.email ? normalizeEmail(by.email) : null;
+  if (challenge?.email && (sent === null || sent === challenge.email)) return { email: challenge.email, type: challenge.type };
+  return { email: sent };
 }
 const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
 
@@ -141,22 +161,37 @@ async function recordFailure(db: Db, email: string, kind: PrincipalType, ip: str
   await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via, undefined, kind), () => [] as []);
 }
 
-/** Seconds until the address may try again, by its own failures only (two-factor codes: strangers wait, owners do not). */
-async function addressWait(db: Db, ip: string, now: Date): Promise<number> {
+/**
+ * Seconds until the address may try again, by its own failures only (two-factor codes: strangers wait, owners do not),
+ * read in one batch with what the attempt's audit row needs: the chain's tail and the account of the challenge the id
+ * names, pending or not (a stale id still tells whose sign-in was guessed at).
+ */
+async function addressWait(db: Db, ip: string, now: Date, challengeId: string | undefined) {
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
-  const rows = await db
-    .select({ at: loginFailures.at })
-    .from(loginFailures)
-    .where(and(eq(loginFailures.key, addressKey(ip)), gt(loginFailures.at, since)));
-  return throttleWaitSeconds(
+  const [rows, tails, accounts] = await db.batch([
+    db
+      .select({ at: loginFailures.at })
+      .from(loginFailures)
+      .where(and(eq(loginFailures.key, addressKey(ip)), gt(loginFailures.at, since))),
+    db.select({ tail: auditTail }).from(sql`(select 1)`),
+    db
+      .select({
+        type: twoFactorChallenges.principalType,
+        email: sql<string | null>`case ${twoFactorChallenges.principalType} when 'user' then (select email from users where id = ${twoFactorChallenges.principalId}) else (select email from parents where id = ${twoFactorChallenges.principalId}) end`,
+      })
+      .from(twoFactorChallenges)
+      .where(eq(twoFactorChallenges.id, challengeId ?? "")),
+  ]);
+  const wait = throttleWaitSeconds(
     rows.map((r) => r.at),
     THROTTLE.address,
     now,
   );
+  return { wait, tail: tails[0]?.tail ?? null, challenge: accounts[0] };
 }
 
-async function recordAddressFailure(db: Db, ip: string, now: Date): Promise<void> {
-  await db.insert(loginFailures).values({ key: addressKey(ip), at: now.toISOString() });
+function addressFailure(db: Db, ip: string, now: Date) {
+  return db.insert(loginFailures).values({ key: addressKey(ip), at: now.toISOString() });
 }
 
 function clearAccountFailures(db: Db, email: string, type: PrincipalType) {
@@ -499,42 +534,53 @@ async function failAttempt(db: Db, row: ChallengeRow, before: number | null, now
  * A code or backup code that reaches no pending sign-in challenge is a stranger's guess: it counts against the
  * guessing address (the sign-in throttle's address key), never against anyone's challenge.
  */
-async function findForCode<F extends Pending | Decoy>(app: AuthApp, find: (now: Date) => Promise<F | null>): Promise<F | Extract<CodeResult, { kind: "no_challenge" | "throttled" }>> {
+/**
+ * The challenge of a code, or the attempt's refusal: `throttled` while the address must wait, `no_challenge` for a
+ * stranger's guess, whose failure of the address goes in the batch of the attempt's audit row (`attempt.writes`).
+ */
+async function findForCode<F extends Pending | Decoy>(
+  app: AuthApp,
+  by: { id?: string; email?: string },
+  find: (now: Date) => Promise<F | null>,
+): Promise<{ found: F | Extract<CodeResult, { kind: "no_challenge" | "throttled" }>; attempt: CodeAttempt }> {
   const now = app.now();
-  const wait = await addressWait(app.db, app.ip, now);
-  if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
+  const { wait, tail, challenge } = await addressWait(app.db, app.ip, now, by.id);
+  const attempt: CodeAttempt = { account: attemptAccount(by, challenge), tail, writes: () => [] };
+  if (wait > 0) return { found: { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait }, attempt };
   const found = await find(now);
-  if (found) return found;
-  await recordAddressFailure(app.db, app.ip, now);
-  return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  if (found) return { found, attempt: found.principal ? { ...attempt, account: { email: found.principal.email, type: found.principal.type } } : attempt };
+  return { found: { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge }, attempt: { ...attempt, writes: () => [addressFailure(app.db, app.ip, now)] } };
 }
 
-async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<CodeResult> {
-  const found = await findForCode(app, (now) => pendingOrDecoy(app.db, by, context, now));
-  if ("kind" in found) return found;
+async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<{ result: CodeResult; attempt: CodeAttempt }> {
+  const { found, attempt } = await findForCode(app, by, (now) => pendingOrDecoy(app.db, by, context, now));
+  if ("kind" in found) return { result: found, attempt };
   const { row, principal } = found;
   const now = app.now();
-  if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
+  if (isExpired(row.expiresAt, now)) return { result: { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining }, attempt };
   const before = await takeAttempt(app.db, row);
   // A decoy (no principal) takes every code as a wrong one: its attempts count down and end as a real challenge's do.
   if (before === null || !principal || !row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
-    return failAttempt(app.db, row, before, now, AUTH_MESSAGES.verificationFailed);
+    return { result: await failAttempt(app.db, row, before, now, AUTH_MESSAGES.verificationFailed), attempt };
   }
-  return { kind: "ok", principal, challenge: row };
+  return { result: { kind: "ok", principal, challenge: row }, attempt };
 }
 
 /** Two-factor sign-in: a correct, unexpired code consumes the challenge. */
 export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string, via: SignInChannel = "screen"): Promise<CodeResult> {
-  const result = await checkCode(app, by, code, "login");
+  const { result, attempt } = await checkCode(app, by, code, "login");
   const consume = () => (result.kind === "ok" ? [app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id))] : []);
-  await recordSecondFactor(app, result, by, via, "email_code", consume);
+  await recordSecondFactor(app, result, attempt, via, "email_code", consume);
   return result;
 }
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
 export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string, via: SignInChannel = "screen"): Promise<CodeResult> {
-  const found = await findForCode(app, (now) => pendingChallenge(app.db, by, "login", now));
-  if ("kind" in found) return found;
+  const { found, attempt } = await findForCode(app, by, (now) => pendingChallenge(app.db, by, "login", now));
+  if ("kind" in found) {
+    await recordSecondFactor(app, found, attempt, via, "backup_code", () => []);
+    return found;
+  }
   const { row, principal } = found;
   const now = app.now();
   const before = await takeAttempt(app.db, row);
@@ -547,11 +593,11 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
     );
   if (!match) {
     const failed = await failAttempt(app.db, row, before, now, AUTH_MESSAGES.backupFailed);
-    await recordSecondFactor(app, failed, by, via, "backup_code", () => []);
+    await recordSecondFactor(app, failed, attempt, via, "backup_code", () => []);
     return failed;
   }
   const result: CodeResult = { kind: "ok", principal, challenge: row };
-  await recordSecondFactor(app, result, by, via, "backup_code", () => [
+  await recordSecondFactor(app, result, attempt, via, "backup_code", () => [
     app.db.update(backupCodes).set({ usedAt: now.toISOString() }).where(eq(backupCodes.id, match.id)),
     app.db.update(twoFactorChallenges).set({ consumedAt: now.toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, row.id)),
   ]);
@@ -796,8 +842,12 @@ export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<Cod
  * only against the challenge the requesting client was given (`challengeId`), never by the email alone.
  */
 export async function verifyPasswordResetCode(app: AuthApp, challengeId: string, email: string, code: string): Promise<ResetVerifyResult> {
-  const result = await checkCode(app, { id: challengeId, email }, code, "password_reset");
-  if (result.kind !== "ok") return result;
+  const { result, attempt } = await checkCode(app, { id: challengeId, email }, code, "password_reset");
+  if (result.kind !== "ok") {
+    const writes = attempt.writes();
+    if (writes.length > 0) await app.db.batch(writes as [BatchItem<"sqlite">]);
+    return result;
+  }
   const token = randomToken();
   await app.db
     .update(twoFactorChallenges)
