@@ -1,4 +1,4 @@
-import { auditTail, type KnownTail } from "./audit.server";
+import { auditTail, withConditionalAudit, type KnownTail } from "./audit.server";
 import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { writeWithNextBatch, type Db } from "~/db/client.server";
@@ -197,5 +197,26 @@ export async function pruneEndedSessions(db: Db, now: Date, limits = PRUNE_LIMIT
 export async function destroySession(db: Db, request: Request): Promise<void> {
   const id = readCookies(request)[SESSION_COOKIE];
   if (id) await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
+}
+
+/**
+ * The sign-out screen: ends the browser's session with a `sign_out` row on its account in the same batch (decision
+ * 019, stop 43), read with the chain's tail. The row is written only when this delete ended the session, so a
+ * cookie of an ended session, or two sign-outs at once, record nothing more. Two round trips.
+ */
+export async function signOutSession(db: Db, request: Request, ip: string): Promise<void> {
+  const id = readCookies(request)[SESSION_COOKIE];
+  if (!id) return;
+  const idHash = await sha256Hex(id);
+  const [row] = await db.select({ type: sessions.principalType, id: sessions.principalId, tail: auditTail }).from(sessions).where(eq(sessions.idHash, idHash));
+  if (!row) return;
+  const account = { type: row.type, id: row.id };
+  await withConditionalAudit(
+    db,
+    { actor: { kind: account.type, id: account.id }, ip },
+    { action: "sign_out", entity: account.type === "user" ? "employee" : "parent", entityId: account.id, detail: { via: "screen" } },
+    (audit) => [db.delete(sessions).where(eq(sessions.idHash, idHash)), audit(sql`changes() = 1`)],
+    row.tail,
+  );
 }
 

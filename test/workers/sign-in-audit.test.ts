@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { auditLog, loginFailures } from "~/db/schema";
 import { verifyAuditChain } from "~/services/audit.server";
 import { appFetch } from "./app-fetch";
-import { codeIn, createUser, db, lastEmail, request, type TestUser } from "./helpers";
+import { api, apiToken, codeIn, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 
 // Password hashing (PBKDF2) makes sign-ins slow on a busy machine.
 vi.setConfig({ testTimeout: 30_000 });
@@ -103,6 +103,38 @@ describe("second-factor attempts in the audit trail (probe 9037 L1/L2)", () => {
     // A guess that reached no challenge is counted against the address, in the batch of its row.
     const failuresAfter = (await db().select().from(loginFailures).where(eq(loginFailures.key, `ip:${ip}`))).length;
     expect(failuresAfter - failuresBefore).toBe(kind === "unknown" || kind === "stale" ? 1 : 0);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
+describe("session ends in the audit trail (probe 9037 L3)", () => {
+  it("a token's refresh and logout, and the sign-out screen, each write one row on the account", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    const token = await apiToken(user);
+    let before = await newestId();
+    const refreshed = await api("/auth/refresh", { token });
+    expect(refreshed.status).toBe(200);
+    const successor = ((await refreshed.json()) as { access_token: string }).access_token;
+    const account = { actorType: "user", actorId: user.id, entity: "employee", entityId: String(user.id) };
+    expect(await rowsAfter(before)).toMatchObject([{ action: "token_refresh", ...account, detail: JSON.stringify({ via: "api" }) }]);
+
+    // A refused refresh (the token already spent) records nothing.
+    before = await newestId();
+    expect((await api("/auth/refresh", { token })).status).toBe(401);
+    expect(await rowsAfter(before)).toHaveLength(0);
+
+    before = await newestId();
+    expect((await api("/auth/logout", { method: "POST", token: successor })).status).toBe(200);
+    expect(await rowsAfter(before)).toMatchObject([{ action: "sign_out", ...account, detail: JSON.stringify({ via: "api" }) }]);
+
+    const cookie = await signInCookie(user);
+    before = await newestId();
+    expect((await request("/logout", { method: "POST", cookie })).status).toBe(303);
+    expect(await rowsAfter(before)).toMatchObject([{ action: "sign_out", ...account, detail: JSON.stringify({ via: "screen" }) }]);
+    // The ended session's cookie signs out nothing more.
+    before = await newestId();
+    expect((await request("/logout", { method: "POST", cookie })).status).toBe(303);
+    expect(await rowsAfter(before)).toHaveLength(0);
     expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 });
