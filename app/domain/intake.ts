@@ -362,6 +362,28 @@ export function futureDateErrors(input: Record<string, unknown>, today: string, 
   return errors;
 }
 
+/**
+ * The parts of an intake that the database checks read (`bip_id` and the `past` dates), each taken only where its own
+ * field parses, from a save refused on other fields: the date and BIP rules still run, so one submit lists every error
+ * (decision 011, stop 43). A field that does not parse is left out, so its own message stands. `stored`: the intake a
+ * partial change is merged onto, as parseIntake takes it.
+ */
+export function checkedParts(input: Record<string, unknown>, stored: Record<string, unknown> | null = null): Pick<IntakeInput, "bip_id"> & Record<string, unknown> {
+  const merged = stored ? { ...stored, ...input } : input;
+  const out: Record<string, unknown> = { bip_id: null };
+  for (const section of INTAKE_SECTIONS) {
+    if (section.kind === "list") continue;
+    for (const field of section.fields) {
+      if (!field.past && field.type !== "bip") continue;
+      const r = v.safeParse(fieldSchema(field), valueAt(merged, [...fieldName(section, field).path]));
+      if (!r.success || r.output === null) continue;
+      if (section.kind === "fields") out[field.name] = r.output;
+      else out[section.id] = { ...(out[section.id] as Record<string, unknown> | undefined), [field.name]: r.output };
+    }
+  }
+  return out as Pick<IntakeInput, "bip_id"> & Record<string, unknown>;
+}
+
 /** The intake's fields (the keys its updates read). */
 export const INTAKE_FIELDS = Object.keys(ENTRIES);
 

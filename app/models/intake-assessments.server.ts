@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
 import { bips, intakeAssessments, patients } from "~/db/schema";
-import { documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
+import { checkedParts, documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { localDate } from "~/domain/time";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -11,7 +11,7 @@ import { namesNoField, parseWith } from "~/domain/validation";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { auditedRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findBipInScope } from "./bip-scope.server";
+import { bipInScopeQuery, bipScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
@@ -151,19 +151,24 @@ function bipOptionsQuery(ctx: ModelContext, patientId: number) {
 const bipOption = (b: { id: number; createdAt: string }, timeZone: string | null) => ({ id: b.id, label: `BIP #${b.id} (${localDate(b.createdAt, timeZone)})` });
 
 /**
- * The checks that need the database: bip_id, when given, a BIP of the same client; no observation or prior-service date
- * after today at the client's location (the one zone rule, decision 017), unless the save keeps the stored one.
+ * The checks that need the database: bip_id, when given, a BIP of the same client that the actor can see; no observation
+ * or prior-service date after today at the client's location (the one zone rule, decision 017), unless the save keeps
+ * the stored one. Both reads go in one batch (one round trip).
  */
-async function check(ctx: ModelContext, input: IntakeInput, patientId: number, stored: IntakeJson | null): Promise<Record<string, string>> {
-  const [[place], bip] = await Promise.all([patientTimeZoneQuery(ctx, patientId), checkBip(ctx, input.bip_id, patientId)]);
-  return { ...futureDateErrors(input, todayAtLocation(ctx.now(), place?.timeZone ?? "UTC"), stored), ...bip };
+async function check(ctx: ModelContext, input: Pick<IntakeInput, "bip_id"> & Record<string, unknown>, patientId: number, stored: IntakeJson | null): Promise<Record<string, string>> {
+  const zone = patientTimeZoneQuery(ctx, patientId);
+  const [[place], bipRows] = input.bip_id === null ? [await zone, null] : await ctx.db.batch([zone, bipInScopeQuery(ctx, input.bip_id)]);
+  const errors = futureDateErrors(input, todayAtLocation(ctx.now(), place?.timeZone ?? "UTC"), stored);
+  if (bipRows && bipScope(bipRows[0])?.patientId !== patientId) errors.bip_id = "Choose a behavior intervention plan of this client.";
+  return errors;
 }
 
-/** bip_id, when given, must be a BIP of the same client that the actor can see. */
-async function checkBip(ctx: ModelContext, bipId: number | null, patientId: number): Promise<Record<string, string>> {
-  if (bipId === null) return {};
-  const bip = await findBipInScope(ctx, bipId);
-  return bip && bip.patientId === patientId ? {} : { bip_id: "Choose a behavior intervention plan of this client." };
+/**
+ * A save refused on its input still runs the database checks on the fields that parsed, so one answer lists every
+ * field error (decision 011, stop 43); a field's own parse error wins over a check's.
+ */
+async function everyError(ctx: ModelContext, errors: Record<string, string>, input: Record<string, unknown>, base: Record<string, unknown> | null, patientId: number, stored: IntakeJson | null) {
+  return { ...(await check(ctx, checkedParts(input, base), patientId, stored)), ...errors };
 }
 
 function columns(input: IntakeInput) {
@@ -193,7 +198,7 @@ export async function createIntakeAssessment(ctx: ModelContext, raw: Record<stri
   const patient = await findPatient(ctx, ref.data.patient_id);
   if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   const parsed = parseIntake(input);
-  if (!parsed.ok) return invalid(parsed.errors);
+  if (!parsed.ok) return invalid(await everyError(ctx, parsed.errors, input, null, patient.id, null));
   const errors = await check(ctx, parsed.data, patient.id, null);
   if (Object.keys(errors).length) return invalid(errors);
   for (let attempt = 0; ; attempt++) {
@@ -223,8 +228,9 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
   if (namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
-  const parsed = parseIntake(input, opts.partial ? intakeAsInput(current) : null);
-  if (!parsed.ok) return invalid(parsed.errors);
+  const base = opts.partial ? intakeAsInput(current) : null;
+  const parsed = parseIntake(input, base);
+  if (!parsed.ok) return invalid(await everyError(ctx, parsed.errors, input, base, current.patient_id, current));
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, current.patient_id, current);

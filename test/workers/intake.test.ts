@@ -4,7 +4,10 @@ import { auditLog, intakeAssessments } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
-import { api, apiToken, createBip, createLocation, createPatient, createUser, db, request, signInCookie, withoutFlashTag } from "./helpers";
+import { getUserActor } from "~/models/actors.server";
+import type { ModelContext } from "~/models/context";
+import { createIntakeAssessment } from "~/models/intake-assessments.server";
+import { api, apiToken, countingDb, createBip, createLocation, createPatient, createUser, db, request, signInCookie, withoutFlashTag } from "./helpers";
 
 /** Intake assessments (clinical §3, §5; platform medical/initial-assessment): API and screens with JavaScript off. */
 
@@ -495,5 +498,106 @@ describe("dates of what has happened: none after today at the client's location"
     expect(edit.status).toBe(422);
     expect(await edit.text()).toContain("Observation date cannot be in the future.");
     expect(await stored(mine.id)).toMatchObject({ observationDate: "2025-03-01", version: 1 });
+  });
+});
+
+describe("one submit lists every field error: the required fields, future dates and the BIP together (decision 011, stop 43)", () => {
+  /** An empty required field, a future observation date, another client's BIP and future prior-ABA dates. */
+  async function everythingWrong() {
+    const w = await world();
+    const today = todayAtLocation(new Date(), "UTC");
+    const foreign = await createBip(await createPatient({ locationId: w.loc.id }));
+    const wrong = { person_responding: "", observation_date: addDays(today, 30), bip_id: foreign.id, prior_aba_services: { received: "1", start_date: addDays(today, 60), end_date: addDays(today, 90) } };
+    return { w, wrong, foreign, today };
+  }
+  const EVERY_ERROR = {
+    person_responding: "Person responding is required.",
+    observation_date: "Observation date cannot be in the future.",
+    bip_id: "Choose a behavior intervention plan of this client.",
+    "prior_aba_services.start_date": "Start date cannot be in the future.",
+    "prior_aba_services.end_date": "End date cannot be in the future.",
+  };
+
+  it.each<[string, (id: number) => string]>([
+    ["POST", () => "/v2/intake-assessments"],
+    ["PUT", (id) => `/v2/intake-assessments/${id}`],
+    ["PATCH", (id) => `/v2/intake-assessments/${id}`],
+  ])("API %s: every error in one 422, nothing written", async (method, path) => {
+    const { w, wrong } = await everythingWrong();
+    const mine = await createIntake(w.patient);
+    const token = await apiToken(w.bcba);
+    const before = await counts();
+    const res = await api(path(mine.id), { method, token, body: method === "PATCH" ? wrong : valid(w.patient.id, { ...wrong, version: 1 }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual(EVERY_ERROR);
+    expect(await counts()).toEqual(before);
+    expect(await stored(mine.id)).toMatchObject({ personResponding: "Mother", observationDate: "2025-03-01", bipId: null, version: 1 });
+  });
+
+  it("a field that does not parse keeps its own message; the other fields are still checked", async () => {
+    const { w, wrong } = await everythingWrong();
+    const token = await apiToken(w.bcba);
+    const res = await api("/v2/intake-assessments", {
+      method: "POST",
+      token,
+      body: valid(w.patient.id, { ...wrong, observation_date: "2999-02-30", prior_aba_services: { received: "1", start_date: "2024-05-01", end_date: addDays(wrong.observation_date, 1) } }),
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({
+      person_responding: "Person responding is required.",
+      observation_date: "Enter a valid date (YYYY-MM-DD).",
+      bip_id: "Choose a behavior intervention plan of this client.",
+      "prior_aba_services.end_date": "End date cannot be in the future.",
+    });
+    const badBip = await api("/v2/intake-assessments", { method: "POST", token, body: valid(w.patient.id, { ...wrong, bip_id: "abc" }) });
+    expect(((await badBip.json()) as { errors: Record<string, string> }).errors).toEqual({ ...EVERY_ERROR, bip_id: "Choose a valid option." });
+  });
+
+  it("the screens (JavaScript off): create and edit show every message at once, typed values kept, nothing written", async () => {
+    const { w, wrong, foreign } = await everythingWrong();
+    const cookie = await signInCookie(w.bcba);
+    const mine = await createIntake(w.patient);
+    const fields = {
+      intent: "save",
+      patient_id: String(w.patient.id),
+      person_responding: "",
+      observation_date: wrong.observation_date,
+      bip_id: String(foreign.id),
+      "prior_aba_services[received]": "yes",
+      "prior_aba_services[provider]": "Typed Provider",
+      "prior_aba_services[start_date]": wrong.prior_aba_services.start_date,
+      "prior_aba_services[end_date]": wrong.prior_aba_services.end_date,
+    };
+    const before = await counts();
+    for (const [path, body] of [
+      [`/medical/initial-assessment/create?patient_id=${w.patient.id}`, fields],
+      [`/medical/initial-assessment/${mine.id}?edit`, { ...fields, version: "1" }],
+    ] as const) {
+      const res = await post(path, body, cookie);
+      expect(res.status).toBe(422);
+      const html = await res.text();
+      for (const message of Object.values(EVERY_ERROR)) expect(html).toContain(message);
+      expect(html).toContain('value="Typed Provider"');
+      expect(html).toContain(`value="${wrong.observation_date}"`);
+    }
+    expect(await counts()).toEqual(before);
+    expect(await stored(mine.id)).toMatchObject({ personResponding: "Mother", version: 1 });
+  });
+
+  it("round trips inside the model: a refused save reads once for its checks; a valid save with a BIP checks in one", async () => {
+    const { w, wrong } = await everythingWrong();
+    const bip = await createBip(w.patient);
+    const actor = (await getUserActor(db(), w.bcba.id))!;
+    const ctx = (database = db()): ModelContext => ({ db: database, actor, ip: "203.0.113.9", now: () => new Date() });
+    const refused = countingDb();
+    expect(await createIntakeAssessment(ctx(refused.db), valid(w.patient.id, wrong))).toMatchObject({ ok: false, status: 422, errors: EVERY_ERROR });
+    // The client in scope, then the checks' one batch.
+    expect(refused.roundTrips()).toBe(2);
+    const saved = countingDb();
+    const created = await createIntakeAssessment(ctx(saved.db), valid(w.patient.id, { bip_id: bip.id }));
+    expect(created).toMatchObject({ ok: true, data: { bip_id: bip.id } });
+    // The client, the checks (time zone and BIP in one batch), the next id, the audit chain's tail, the insert's batch,
+    // the saved intake: the BIP check adds no round trip of its own.
+    expect(saved.roundTrips()).toBeLessThanOrEqual(6);
   });
 });
