@@ -65,8 +65,18 @@ export default function Dashboard() {
   return (
     <>
       <section className="greeting">
-        <h1>Good Day, {data.name}</h1>
-        <p>Have a nice day at work.</p>
+        {/* Staff get the spec's workday greeting (P §2); a parent or guardian the family's wording (decision 040). */}
+        {data.kind === "parent" ? (
+          <>
+            <h1>Good day, {data.name}</h1>
+            <p>Here is what is coming up for your children.</p>
+          </>
+        ) : (
+          <>
+            <h1>Good Day, {data.name}</h1>
+            <p>Have a nice day at work.</p>
+          </>
+        )}
         <blockquote>“Every small step forward is progress worth celebrating.”</blockquote>
       </section>
       {data.kind === "parent" ? (

@@ -92,11 +92,15 @@ describe("dashboard", () => {
 
   it("a parent sees only their own children", async () => {
     const loc = await createLocation();
-    const parent = await createParent();
+    const parent = await createParent({ name: "Laura", surname: "Garcia" });
     await createPatient({ locationId: loc.id, parentId: parent.id, firstName: "Mine" });
     await createPatient({ locationId: loc.id, firstName: "NotMine" });
     const html = await (await request("/dashboard", { cookie: await signInCookie(parent, true) })).text();
     expect(html).toContain("Your children");
+    // The family's greeting, not the staff workday one (decision 040, stop 43).
+    expect(html).toContain("Good day, <!-- -->Laura");
+    expect(html).toContain("Here is what is coming up for your children.");
+    expect(html).not.toContain("at work");
     expect(html).toContain("Mine");
     expect(html).not.toContain("NotMine");
     expect(html).not.toContain("data-testid=\"total-patients\"");
