@@ -16,3 +16,33 @@ const REFUSALS = new Set<string>(Object.values(REFERENCE_MESSAGES));
 export function isReferenceRefusal(message: string | undefined): boolean {
   return message !== undefined && REFUSALS.has(message);
 }
+
+/**
+ * The records a record belongs to (its client, behavior plan or goal) are fixed once it exists (decision 017, stop 43):
+ * an update that names one with another value answers 422 at that field with these words, and writes nothing. The
+ * stored value sent back (a client that read the record and sends it again, a form's hidden field) is no change.
+ */
+export const MOVE_MESSAGES = {
+  bipClient: "A behavior plan cannot move to another client.",
+  goalBip: "A goal cannot move to another behavior plan.",
+  goalClient: "A goal cannot move to another client.",
+  objectiveGoal: "An objective cannot move to another goal.",
+  commentGoal: "A chart comment cannot move to another plan.",
+  reportGoal: "A weekly report cannot move to another plan.",
+  intakeClient: "An intake assessment cannot move to another client.",
+} as const;
+
+/** Whether a body names a read-only field with another value than the stored one (empty or null names none). */
+function changes(body: Record<string, unknown>, key: string, stored: string | number): boolean {
+  const x = body[key];
+  return x !== undefined && x !== null && x !== "" && String(x).trim() !== String(stored);
+}
+
+/**
+ * The one rule for read-only references: for each `key: [stored value, message]`, the message when `body` names the key
+ * with another value. Null when the body moves nothing, so the update goes on (and the stored value is ignored).
+ */
+export function movedReferences(body: Record<string, unknown>, fixed: Readonly<Record<string, readonly [string | number, string]>>): Record<string, string> | null {
+  const moved = Object.entries(fixed).filter(([key, [stored]]) => changes(body, key, stored));
+  return moved.length ? Object.fromEntries(moved.map(([key, [, message]]) => [key, message])) : null;
+}

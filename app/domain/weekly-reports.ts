@@ -1,3 +1,4 @@
+import { MOVE_MESSAGES } from "./references";
 import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
 import { isProductDate, isSaturday, weekEndingOn, weekStartOf } from "./weeks";
@@ -50,7 +51,7 @@ export const WEEKLY_REPORT_MESSAGES = {
   totalUnitsMin: "Total units must be 0 or more.",
   weekStart: "week_start must be six days before week_end (the Sunday of that week).",
   weekEndReadOnly: "The week of a weekly report cannot be changed: delete it and add the other week.",
-  planReadOnly: "A weekly report cannot move to another plan.",
+  planReadOnly: MOVE_MESSAGES.reportGoal,
   duplicate: (weekEnd: string) => `A weekly report for the week ending ${usDate(weekEnd)} already exists. Change its value in the Update Weekly Reports table instead.`,
   weekAfterCurrent: (latest: string) => `That week has not started yet. The latest week a report can record is the current one, ending ${usDate(latest)}.`,
   weekTooOld: (firstWeekEnd: string) => `That week is more than ${MAX_PDF_MONTHS / 12} years ago. The earliest week a report can record ends on ${usDate(firstWeekEnd)} or later.`,

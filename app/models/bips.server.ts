@@ -3,7 +3,7 @@ import { localDayBounds } from "~/domain/time";
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { BipClientRef, BipInput, bipInputFor, ClientFilter, DOCUMENT_KEYS, FilterId, filteredClientId, keptCpts, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -432,6 +432,8 @@ export async function updateBip(
   const found = await loadInScope(ctx, bipId);
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
+  const fixed = movedReferences(raw, { patient_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient], client_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient] });
+  if (fixed) return invalid(fixed);
   if (namesNoField(raw, BipInput)) return nothingToChange();
   // A recommended service's CPT stored before the CPT rule passes sent back as it is (decision 017, stop 37).
   const parsed = parseChange(bipInputFor(keptCpts(readDocument(loaded.row.document))), raw, opts.partial ? asInput(loaded.row) : null);

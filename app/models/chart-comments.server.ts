@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { bips, chartComments, patients, plans } from "~/db/schema";
+import { MOVE_MESSAGES, movedReferences } from "~/domain/references";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate, weeklyDataDateRefusal } from "~/domain/weekly-reports";
@@ -9,7 +10,7 @@ import { planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from 
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
-import { changes, inWindow, listScope, planFromInput, writeMeasurement } from "./weekly-reports.server";
+import { inWindow, listScope, planFromInput, writeMeasurement } from "./weekly-reports.server";
 import { contains } from "./like.server";
 
 /**
@@ -94,13 +95,14 @@ export async function updateChartComment(
   const found = await findComment(ctx, id, opts.planId);
   if (!found) return notFound("Chart comment");
   const { row } = found;
+  const fixed = movedReferences(raw, { plan_id: [row.planId, MOVE_MESSAGES.commentGoal] });
+  if (fixed) return invalid(fixed);
   if (namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
   const parsed = parseChange(ChartCommentUpdate, raw, opts.partial ? { comment_date: row.commentDate, comment: row.comment } : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // Checked when the date changes (decision 017): a comment stored before the rule keeps its date while its text is edited.
   const outOfRange = parsed.data.comment_date === row.commentDate ? null : weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), found.plan.timeZone));
   if (outOfRange) return invalid({ comment_date: outOfRange });
-  if (changes(raw, "plan_id", row.planId)) return invalid({ plan_id: "A chart comment cannot move to another plan." });
   if (opts.version !== null && opts.version !== row.version) return conflict(withClients(chartCommentJson(row), [found.plan.patientId]));
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () =>
     ctx.db

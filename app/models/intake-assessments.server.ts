@@ -1,6 +1,6 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
 import { bips, intakeAssessments, patients } from "~/db/schema";
 import { checkedParts, documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
@@ -227,6 +227,8 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   const current = await findIntakeAssessment(ctx, id);
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
+  const fixed = movedReferences(input, { patient_id: [current.patient_id, MOVE_MESSAGES.intakeClient] });
+  if (fixed) return invalid(fixed);
   if (namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
   const base = opts.partial ? intakeAsInput(current) : null;
   const parsed = parseIntake(input, base);

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "
 import { insertChunks, positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { FilterId } from "~/domain/list-filters";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -248,6 +248,8 @@ export async function updateObjective(
   const found = await findObjective(ctx, id, opts.planId);
   if (!found) return notFound("Objective");
   const current = objectiveJson(found.row);
+  const fixed = movedReferences(raw, { plan_id: [current.plan_id, MOVE_MESSAGES.objectiveGoal] });
+  if (fixed) return invalid(fixed);
   if (namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
   const parsed = parseChange(ObjectiveInput, withPosition(raw), opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);

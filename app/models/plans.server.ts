@@ -4,7 +4,7 @@ import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
 import { ClientFilter, FilterId, filteredClientId } from "~/domain/bip-document";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
@@ -237,7 +237,8 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
   const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
-  if (elsewhere) return invalid(elsewhere);
+  const fixed = movedReferences(raw, { bip_id: [current.bip_id, MOVE_MESSAGES.goalBip], patient_id: [current.patient_id, MOVE_MESSAGES.goalClient] });
+  if (elsewhere || fixed) return invalid({ ...elsewhere, ...fixed });
   if (namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseChange(PlanInput, raw, opts.partial ? planAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);

@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import {
   importReason,
@@ -81,12 +81,6 @@ export async function writeMeasurement<T>(
     touchPlan(ctx, what.plan.planId),
   ]);
   return result as T;
-}
-
-/** A read-only field a body names with another value than the record's. */
-export function changes(raw: Record<string, unknown>, key: string, current: string | number): boolean {
-  const x = raw[key];
-  return x !== undefined && x !== null && x !== "" && String(x).trim() !== String(current);
 }
 
 const PlanRef = v.object({
@@ -246,12 +240,15 @@ export async function updateWeeklyReport(
   const found = await findReport(ctx, id, opts.planId);
   if (!found) return notFound("Weekly report");
   const { row } = found;
-  if (namesNoField(raw, ["value", "total_units"])) return nothingToChange();
+  // The plan and the week are read-only (decision 017, stop 43): another value answers at its field, sent alone too.
+  const fixed = movedReferences(raw, {
+    week_end: [row.weekEnd, WEEKLY_REPORT_MESSAGES.weekEndReadOnly],
+    week_start: [row.weekStart, WEEKLY_REPORT_MESSAGES.weekEndReadOnly],
+    plan_id: [row.planId, WEEKLY_REPORT_MESSAGES.planReadOnly],
+  });
+  if (namesNoField(raw, ["value", "total_units"])) return fixed ? invalid(fixed) : nothingToChange();
   const parsed = parseChange(WeeklyReportUpdate, raw, opts.partial ? { value: row.value, total_units: row.totalUnits } : null);
-  const errors: Record<string, string> = parsed.ok ? {} : { ...parsed.errors };
-  if (changes(raw, "week_end", row.weekEnd)) errors.week_end = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
-  if (changes(raw, "week_start", row.weekStart)) errors.week_start = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
-  if (changes(raw, "plan_id", row.planId)) errors.plan_id = WEEKLY_REPORT_MESSAGES.planReadOnly;
+  const errors: Record<string, string> = { ...(parsed.ok ? {} : parsed.errors), ...fixed };
   if (!parsed.ok || Object.keys(errors).length) return invalid(errors);
   if (opts.version !== null && opts.version !== row.version) return conflict(withClients(weeklyReportJson(row), [found.plan.patientId]));
   // The value and units that are stored (compared as stored, to 2 decimals: decision 029): nothing to write, no new

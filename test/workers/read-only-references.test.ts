@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { MOVE_MESSAGES } from "~/domain/references";
+import { api, createBip, createChartComment, createPatient, createPlan, createWeeklyReport, oneRecordOfEach } from "./helpers";
+
+/**
+ * The records a record belongs to (its client, behavior plan or goal) are fixed once it exists (decision 017, stop 43).
+ * An update naming one with another value answers 422 at that field with "… cannot move to another …", not "Nothing to
+ * change", and writes nothing (the version stays); the stored value sent back is no change.
+ */
+
+const NOTHING = "Nothing to change: send at least one field to update.";
+
+/** `refs`: each read-only reference with another record's id; `field`: a real field the update writes. */
+type Case = { name: string; path: string; refs: Record<string, number>; own: Record<string, number>; messages: Record<string, string>; field: Record<string, unknown> };
+let token: string;
+let cases: Case[];
+const NAMES = ["plan", "objective", "chart comment", "intake assessment", "BIP", "weekly report"];
+const named = (name: string) => cases.find((c) => c.name === name)!;
+
+beforeAll(async () => {
+  const r = await oneRecordOfEach();
+  token = r.token;
+  const otherClient = await createPatient({ locationId: r.location.id });
+  const otherBip = await createBip(r.patient);
+  const otherPlan = await createPlan(r.bip);
+  const report = await createWeeklyReport(r.plan, "2026-01-03", 4);
+  const comment = await createChartComment(r.plan, "2026-01-02", "New routine");
+  cases = [
+    {
+      name: "plan",
+      path: `/v2/plans/${r.plan.id}`,
+      refs: { bip_id: otherBip.id, patient_id: otherClient.id },
+      own: { bip_id: r.bip.id, patient_id: r.patient.id },
+      messages: { bip_id: MOVE_MESSAGES.goalBip, patient_id: MOVE_MESSAGES.goalClient },
+      field: { name: "Fewer outbursts" },
+    },
+    { name: "objective", path: `/v2/objectives/${r.objective.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: MOVE_MESSAGES.objectiveGoal }, field: { name: "Reduce to 1 per week" } },
+    { name: "chart comment", path: `/v2/chart-comments/${comment.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: MOVE_MESSAGES.commentGoal }, field: { comment: "New school" } },
+    {
+      name: "intake assessment",
+      path: `/v2/intake-assessments/${r.intake.id}`,
+      refs: { patient_id: otherClient.id },
+      own: { patient_id: r.patient.id },
+      messages: { patient_id: MOVE_MESSAGES.intakeClient },
+      field: { person_responding: "Father", observation_date: "2026-01-05" },
+    },
+    {
+      name: "BIP",
+      path: `/v2/bips/${r.bip.id}`,
+      refs: { patient_id: otherClient.id, client_id: otherClient.id },
+      own: { patient_id: r.patient.id, client_id: r.patient.id },
+      messages: { patient_id: MOVE_MESSAGES.bipClient, client_id: MOVE_MESSAGES.bipClient },
+      field: { needs_attention: true },
+    },
+    { name: "weekly report", path: `/v2/weekly-reports/${report.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: "A weekly report cannot move to another plan." }, field: { value: 3 } },
+  ];
+});
+
+async function stored(c: Case): Promise<Record<string, unknown>> {
+  const res = await api(c.path, { token });
+  expect(res.status, c.name).toBe(200);
+  const { updated_at: _u, ...rest } = ((await res.json()) as { data: Record<string, unknown> }).data;
+  return rest;
+}
+
+describe("an update naming another client, plan or goal than the record's", () => {
+  it.each(NAMES.flatMap((name) => ["PATCH", "PUT"].flatMap((method) => [[name, method, "alone"] as const, [name, method, "beside a real field"] as const])))(
+    "%s, %s, the reference %s: 422 at the reference's field, the record and its version unchanged",
+    async (name, method, how) => {
+      const c = named(name);
+      const before = await stored(c);
+      for (const [key, id] of Object.entries(c.refs)) {
+        const body = { ...(how === "alone" ? {} : c.field), [key]: id, version: before.version };
+        const res = await api(c.path, { method, token, body });
+        expect(res.status, `${c.name} ${key}`).toBe(422);
+        const answer = (await res.json()) as { message: string; errors: Record<string, string> };
+        expect(answer.errors, `${c.name} ${key}`).toEqual({ [key]: c.messages[key] });
+        expect(answer.message).not.toBe(NOTHING);
+      }
+      expect(await stored(c), c.name).toEqual(before);
+    },
+  );
+
+  it.each(NAMES)("%s: every reference moved at once is named, each at its field", async (name) => {
+    const c = named(name);
+    const res = await api(c.path, { method: "PATCH", token, body: { ...c.field, ...c.refs } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual(c.messages);
+  });
+});
+
+describe("the stored reference sent back is no change", () => {
+  it.each(NAMES)("%s: alone it is 'Nothing to change' (the version stays); beside a real field the field saves", async (name) => {
+    const c = named(name);
+    const before = await stored(c);
+    const alone = await api(c.path, { method: "PATCH", token, body: { ...c.own, version: before.version } });
+    expect(alone.status).toBe(422);
+    expect(((await alone.json()) as { message: string }).message).toBe(NOTHING);
+    expect((await stored(c)).version).toBe(before.version);
+    const saved = await api(c.path, { method: "PATCH", token, body: { ...c.own, ...c.field, version: before.version } });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect((await stored(c)).version).toBe((before.version as number) + 1);
+  });
+});
