@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { changeDetail, changeText } from "~/domain/audit-changes";
+
+/** An update's audit detail (decision 019, stop 43): names for every changed field, values only for the shown ones. */
+describe("changeDetail", () => {
+  it.each([
+    ["nothing changed", { a: 1, note: "x" }, { a: 1, note: "x" }, { changed: [] }],
+    ["a shown field: old and new value", { n_units: 960 }, { n_units: 100 }, { changed: ["n_units"], from: { n_units: 960 }, to: { n_units: 100 } }],
+    ["a text field: its name only", { note: "old secret" }, { note: "new secret" }, { changed: ["note"] }],
+    ["both, in the written order", { note: "a", n_units: 1 }, { note: "b", n_units: 2 }, { changed: ["note", "n_units"], from: { n_units: 1 }, to: { n_units: 2 } }],
+    ["a shown field cleared", { n_units: 5 }, { n_units: null }, { changed: ["n_units"], from: { n_units: 5 }, to: { n_units: null } }],
+    ["blank, null, an unticked flag and an empty list read as no value", { note: "", flag: undefined, list: null }, { note: null, flag: false, list: [] }, { changed: [] }],
+    ["a field not written did not change", { note: "a", n_units: 1 }, { n_units: 1 }, { changed: [] }],
+    ["lists compare as given", { roles: [1, 2] }, { roles: [1, 3] }, { changed: ["roles"], from: { roles: [1, 2] }, to: { roles: [1, 3] } }],
+  ])("%s", (_name, stored, written, expected) => {
+    expect(changeDetail(stored, written, ["n_units", "roles"])).toEqual(expected);
+  });
+});
+
+describe("changeText (the logs report's Changes)", () => {
+  it.each([
+    [null, ""],
+    ["not json", ""],
+    [JSON.stringify({ patients: [1, 2] }), ""],
+    [JSON.stringify({ changed: [] }), "no field changed"],
+    [JSON.stringify({ changed: ["phone", "note"] }), "phone; note"],
+    [JSON.stringify({ changed: ["n_units", "insurance_id"], from: { n_units: 960, insurance_id: 3 }, to: { n_units: 100, insurance_id: null } }), "n_units: 960 → 100; insurance_id: 3 → none"],
+    [JSON.stringify({ changed: ["roles"], from: { roles: [{ id: 3, name: "RBT" }] }, to: { roles: [{ id: 3, name: "RBT" }, { id: 8, name: "MANAGER" }] } }), "roles: [#3 RBT] → [#3 RBT, #8 MANAGER]"],
+    [JSON.stringify({ changed: ["locations", "employment"], from: { locations: [1] }, to: { locations: [1, 2] }, cancelled_future_sessions: "provider_left_location" }), "locations: [1] → [1, 2]; employment"],
+  ])("%s → %s", (detail, text) => {
+    expect(changeText(detail)).toBe(text);
+  });
+});
