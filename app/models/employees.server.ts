@@ -27,6 +27,7 @@ import {
   type ComplianceState,
   type EmploymentInput,
 } from "~/domain/employees";
+import { changeDetail } from "~/domain/audit-changes";
 import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -562,6 +563,37 @@ function asInput(e: EmployeeJson): Record<string, unknown> {
 
 const STALE_GUARD = "user_roles.role_id";
 
+/** The fields of an employee whose new values its update's audit row shows: who they are to the rule (decision 019, stop 43). */
+const EMPLOYEE_SHOWN = ["roles", "status", "locations", "location_id"];
+
+/**
+ * What an update changes of an employee, for its audit row: the roles (id and name) and locations (ids) they hold after
+ * the save, their status and primary location with values; personal details, the profile and pay by name only.
+ */
+function employeeChange(stored: ForChangeRow, written: { values: ReturnType<typeof userValues>; profile: string; roles: { id: number; name: string }[]; locations: number[]; employmentSame: boolean }, held: { id: number; name: string }[], heldLocations: number[]) {
+  const byId = (rows: { id: number; name: string }[]) => [...rows].sort((a, b) => a.id - b.id).map((r) => ({ id: r.id, name: r.name }));
+  const storedProfile = parseObject(stored.profile);
+  const writtenProfile = parseObject(written.profile);
+  const { locationId: writtenLocation, ...writtenColumns } = written.values;
+  const before: Record<string, unknown> = {
+    ...Object.fromEntries(Object.keys(writtenColumns).map((k) => [k, stored[k as keyof typeof writtenColumns]])),
+    location_id: stored.locationId,
+    ...Object.fromEntries([...PROFILE_KEYS, "ss_number"].map((k) => [k, storedProfile[k]])),
+    roles: byId(held),
+    locations: [...heldLocations].sort((a, b) => a - b),
+  };
+  const after: Record<string, unknown> = {
+    ...writtenColumns,
+    location_id: writtenLocation,
+    ...Object.fromEntries([...PROFILE_KEYS, "ss_number"].map((k) => [k, writtenProfile[k]])),
+    roles: byId(written.roles),
+    locations: [...written.locations].sort((a, b) => a - b),
+  };
+  const detail = changeDetail(before, after, EMPLOYEE_SHOWN);
+  if (!written.employmentSame) detail.changed.push("employment");
+  return detail;
+}
+
 /**
  * `opts.keep`: one's own browser's fresh session (sessionAfterOwnChange), stored in the save's batch after the
  * statements that end access when the save ends it (a new email, roles, locations or status), else not at all.
@@ -668,6 +700,22 @@ export async function updateEmployee(
     : leftLocation
       ? and(eq(scheduledSessions.providerId, id), sql`${scheduledSessions.locationId} not in (select ${userLocations.locationId} from ${userLocations} where ${userLocations.userId} = ${id})`)!
       : null;
+  // What the save changes, for its audit row (decision 019, stop 43): the roles and locations as the batch leaves them.
+  const roleName = new Map(allRoleRows.map((r) => [r.id, r.name]));
+  const rolesAfter = rolesChanged ? [...target.roles.filter((r) => !assignable.includes(r.id)).map((r) => r.id), ...input.roles] : target.roles.map((r) => r.id);
+  const profile = profileOf(input, parseObject(stored.profile));
+  const change = employeeChange(
+    stored,
+    {
+      values: userValues(input, primary),
+      profile,
+      roles: [...new Set(rolesAfter)].map((r) => ({ id: r, name: roleName.get(r) ?? "" })),
+      locations: [...resulting],
+      employmentSame: !writesLocations || sameEmployment(stored.locationRows, newEmployment),
+    },
+    target.roles,
+    target.locationIds,
+  );
   let cancelled = 0;
   let saved: ForChangeRow | undefined;
   try {
@@ -675,12 +723,12 @@ export async function updateEmployee(
     const results = await withAudit(
       ctx.db,
       who(ctx),
-      { action: "update", entity: "employee", entityId: id, ...(unfit ? { detail: unfitDetail(unfit) } : {}) },
+      { action: "update", entity: "employee", entityId: id, detail: { ...change, ...(unfit ? unfitDetail(unfit) : {}) } },
       () => {
         const writes: BatchItem<"sqlite">[] = [
           ctx.db
             .update(users)
-            .set({ ...userValues(input, primary), profile: profileOf(input, parseObject(stored.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
+            .set({ ...userValues(input, primary), profile, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
             .where(and(eq(users.id, id), isNull(users.deletedAt), opts.version === null ? undefined : eq(users.version, opts.version))),
           // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
           // whole batch, roles and locations included, is rolled back.

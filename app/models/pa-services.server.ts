@@ -10,6 +10,7 @@ import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paServiceI
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withConditionalAudit } from "~/services/audit.server";
+import { changeDetail } from "~/domain/audit-changes";
 import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
 import { primaryOf, type Db } from "~/db/client.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -248,6 +249,15 @@ function asInput(p: PaServiceJson): Record<string, unknown> {
   return { pa_service: p.pa_service, cpt: p.cpt, n_units: p.n_units, start_date: p.start_date, end_date: p.end_date, insurance_id: p.insurance_id, is_primary: p.is_primary };
 }
 
+/** The fields of a PA service whose new values its update's audit row shows: the authorization's units, period, code and payer (decision 019, stop 43). */
+const PA_SERVICE_SHOWN = ["n_units", "start_date", "end_date", "cpt", "insurance_id", "is_primary"];
+
+/** What an update changes of a PA service, for its audit row: the service's name by name only, the rest with values. */
+function paServiceChange(current: PaServiceJson, next: ReturnType<typeof values>) {
+  const written = { pa_service: next.paService, cpt: next.cpt, n_units: next.nUnits, start_date: next.startDate, end_date: next.endDate, insurance_id: next.insuranceId, is_primary: next.isPrimary };
+  return changeDetail(current, written, PA_SERVICE_SHOWN);
+}
+
 export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
@@ -290,7 +300,8 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
       today = localToday;
     }
   }
-  const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, (audit) => [
+  const detail = paServiceChange(current, next);
+  const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id, detail }, (audit) => [
     ctx.db
       .update(paServices)
       .set({ ...next, version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })

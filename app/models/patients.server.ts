@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { idempotencyKeyReused, keyScope, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
+import { changeDetail } from "~/domain/audit-changes";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
@@ -574,6 +575,43 @@ function values(input: PatientInput, stored: Record<string, unknown> = {}, kept:
   };
 }
 
+/** The field name of each column a save writes (values), for its audit row. */
+const COLUMN_NAMES: Record<Exclude<keyof ReturnType<typeof values>, "details">, string> = {
+  patientIdentifier: "patient_identifier",
+  firstName: "first_name",
+  lastName: "last_name",
+  status: "status",
+  gender: "gender",
+  birthDate: "birth_date",
+  locationId: "location_id",
+  parentId: "parent_id",
+  insurerId: "insurer_id",
+  insurerSecondaryId: "insurer_secondary_id",
+  rbtHomeId: "rbt_home_id",
+  rbt2SchoolId: "rbt2_school_id",
+  bcbaHomeId: "bcba_home_id",
+  bcbaSchoolId: "bcba_school_id",
+  bcba2SchoolId: "bcba2_school_id",
+  clinDirectorId: "clin_director_id",
+  caseManagerId: "case_manager_id",
+};
+
+/**
+ * The fields of a client whose new values its update's audit row shows (decision 019, stop 43): its location, status,
+ * parent, insurers and the staff assigned to it, all ids or a status, never the client's own data.
+ */
+const PATIENT_SHOWN = ["location_id", "status", "parent_id", "insurer_id", "insurer_secondary_id", ...STAFF_FIELDS.map(([name]) => name)];
+
+/** What an update changes of a client, for its audit row: its name, identifier, dates and clinical details by name only. */
+function patientChange(row: Row, written: ReturnType<typeof values>) {
+  const storedDetails = parseDetails(row.details);
+  const writtenDetails = parseDetails(written.details);
+  const columns = Object.entries(COLUMN_NAMES) as [keyof typeof COLUMN_NAMES, string][];
+  const before = { ...Object.fromEntries(columns.map(([key, name]) => [name, row[key]])), ...Object.fromEntries(DETAIL_KEYS.map((k) => [k, storedDetails[k]])) };
+  const after = { ...Object.fromEntries(columns.map(([key, name]) => [name, written[key]])), ...Object.fromEntries(DETAIL_KEYS.map((k) => [k, writtenDetails[k]])) };
+  return changeDetail(before, after, PATIENT_SHOWN);
+}
+
 /** A stored client as schema input (for a PATCH merge or the edit form). */
 export function patientAsInput(p: PatientJson): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -722,11 +760,12 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
   const to = parsed.data.location_id;
   const unfit = deactivated ? "client_inactive" : moved ? "client_moved" : null;
-  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, ...(unfit ? { detail: unfitDetail(unfit) } : {}) };
+  const written = values(parsed.data, parseDetails(row.details), keepsStored);
+  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, detail: { ...patientChange(row, written), ...(unfit ? unfitDetail(unfit) : {}) } };
   const [rows, , cancelled, [after]] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
-      .set({ ...values(parsed.data, parseDetails(row.details), keepsStored), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .set({ ...written, version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(zonedPatient),
     // Every cached list moves with it (a client's name, location and records show on many lists): decision 017.

@@ -1886,7 +1886,7 @@ describe("flows", { concurrency: 2 }, () => {
         const bytes = await file.body();
         assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 BOM");
         const lines = bytes.subarray(3).toString("utf8").split("\r\n");
-        assert.equal(lines[0], "When,Who,Action,Record,Client,Clients named,Address,Entry");
+        assert.equal(lines[0], "When,Who,Action,Record,Changes,Client,Clients named,Address,Entry");
         assert.ok(lines.slice(1).some((l) => l.split(",")[2] === "sign_in"), "the CSV has the sign-in");
         await goto(page, "/reports/pas");
         await page.getByLabel("Status", { exact: true }).selectOption("all");

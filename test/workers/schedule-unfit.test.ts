@@ -151,9 +151,9 @@ describe("a change that makes future bookings unfit cancels them in its own batc
       const expected = cancelled.includes(group) ? "cancelled" : "scheduled";
       expect({ group, statuses: await statuses(x.sessions[group]) }).toEqual({ group, statuses: x.sessions[group].map(() => expected) });
     }
-    // The change's audit row names why (scheduled_sessions has no field for a reason).
+    // The change's audit row names why (scheduled_sessions has no field for a reason), beside what an update changed.
     const [row] = await db().select().from(auditLog).where(eq(auditLog.entity, entity)).orderBy(desc(auditLog.id)).limit(1);
-    expect(JSON.parse(row!.detail!)).toEqual({ cancelled_future_sessions: reason });
+    expect(JSON.parse(row!.detail!)).toMatchObject({ cancelled_future_sessions: reason });
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { changeText } from "../audit-changes";
 import { clientHref, defineReport, optionalId, optionalText, PERIOD_FILTERS, REPORTS_PERMISSION, withPeriod, REPORT_TITLES, type ReportColumn } from "../reports";
 
 /**
@@ -20,6 +21,8 @@ export interface AuditReportRow {
   client_name: string | null;
   /** How many clients a list read named (its detail), or null. */
   clients_named: number | null;
+  /** An update's detail when it says what changed (`{"changed": […]}`, decision 019, stop 43), else null. */
+  change_detail?: string | null;
   ip: string | null;
 }
 
@@ -61,6 +64,11 @@ const recordColumn: ReportColumn<AuditReportRow> = {
   header: "Record",
   value: recordText,
 };
+/** What an update changed: field names, and the old and new values of the fields the trail shows (changeText). */
+const changesColumn: ReportColumn<AuditReportRow> = {
+  header: "Changes",
+  value: (r) => changeText(r.change_detail),
+};
 const clientColumn: ReportColumn<AuditReportRow> = {
   header: "Client",
   value: (r) => r.client_name ?? (r.patient_id ? `#${r.patient_id}` : ""),
@@ -95,6 +103,7 @@ export const logsReport = defineReport<AuditFilters, AuditReportRow>({
     whoColumn,
     actionColumn,
     recordColumn,
+    changesColumn,
     clientColumn,
     { header: "Clients named", value: (r) => r.clients_named, numeric: true },
     addressColumn,

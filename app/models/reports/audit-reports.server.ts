@@ -84,6 +84,9 @@ const clientsNamed = sql<number | null>`(case when json_valid(${auditLog.detail}
     case when json_type(${auditLog.detail}, '$.patients_count') = 'integer' then json_extract(${auditLog.detail}, '$.patients_count') end
   ) end)`;
 
+/** An entry's detail when it lists what an update changed (`{"changed": […]}`), else null: the logs report's Changes. */
+const changeDetail = sql<string | null>`(case when instr(${auditLog.detail}, '"changed"') > 0 then ${auditLog.detail} end)`;
+
 function pageQuery(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) {
   return ctx.db
     .select({
@@ -98,6 +101,7 @@ function pageQuery(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) 
       patient_id: auditLog.patientId,
       client_name: clientName,
       clients_named: clientsNamed,
+      change_detail: changeDetail,
       ip: auditLog.ip,
     })
     .from(auditLog)

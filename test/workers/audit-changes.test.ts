@@ -1,0 +1,200 @@
+import { and, desc, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, insuranceServices, insurances, paServices, patients, userRoles, users } from "~/db/schema";
+import { addDays } from "~/domain/weeks";
+import { verifyAuditChain } from "~/services/audit.server";
+import { api, apiToken, createLocation, createParent, createPatient, createRole, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * An update's audit row says what changed (decision 019, 2026-11-28 stop 43; probe 9041 §1): for an employee, a PA
+ * service and a client, the names of the fields the save changed, with the old and new values of those that decide
+ * who may do what or what is billed, and only the name of any other field (the trail copies no personal or
+ * clinical text). The detail is in the row's hash: the chain still holds.
+ */
+
+let seq = 0;
+const uniq = () => `${Date.now().toString(36)}${++seq}`;
+let w: { A: number; B: number; admin: number; token: string; cookie: string; rbt: { id: number; name: string }; manager: { id: number; name: string }; payer: number; payer2: number };
+
+beforeAll(async () => {
+  const A = (await createLocation()).id;
+  const B = (await createLocation()).id;
+  const admin = await createUser({ role: "ADMIN", locations: [A, B] });
+  const rbt = await createRole(`RBT_${uniq()}`, []);
+  const manager = await createRole(`MANAGER_${uniq()}`, ["manage_clients"]);
+  const payer = async (name: string) => {
+    const [i] = await db().insert(insurances).values({ name: `${name} ${uniq()}` }).returning();
+    for (const cpt of ["97151", "97153"]) await db().insert(insuranceServices).values({ insuranceId: i!.id, cptCode: cpt, provider: "rbt", type: "rbt", unitPrice: 15 });
+    return i!.id;
+  };
+  w = { A, B, admin: admin.id, token: await apiToken(admin), cookie: await signInCookie(admin), rbt: { id: rbt.id, name: rbt.name }, manager: { id: manager.id, name: manager.name }, payer: await payer("Sunshine"), payer2: await payer("Other") };
+});
+
+/** The newest `update` row of the record, with its detail parsed. */
+async function updateRow(entity: string, id: number) {
+  const [row] = await db()
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.entity, entity), eq(auditLog.entityId, String(id)), eq(auditLog.action, "update")))
+    .orderBy(desc(auditLog.id))
+    .limit(1);
+  expect(row, `an update row of ${entity} #${id}`).toBeDefined();
+  return { ...row!, parsed: JSON.parse(row!.detail ?? "null") as { changed: string[]; from?: Record<string, unknown>; to?: Record<string, unknown> } };
+}
+
+async function patch(path: string, body: Record<string, unknown>) {
+  const res = await api(path, { method: "PATCH", token: w.token, body });
+  expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+}
+
+/** An employee at A holding the RBT role. */
+async function employee() {
+  const u = await createUser({ permissions: [], locations: [w.A], name: `Diego${uniq()}` });
+  await db().delete(userRoles).where(eq(userRoles.userId, u.id));
+  await db().insert(userRoles).values({ userId: u.id, roleId: w.rbt.id });
+  return u.id;
+}
+
+describe("an employee's update row", () => {
+  const cases: { name: string; body: () => Record<string, unknown>; changed: string[]; from?: () => Record<string, unknown>; to?: () => Record<string, unknown>; hidden?: string[] }[] = [
+    {
+      name: "a role granted: the roles before and after, with their names",
+      body: () => ({ roles: [w.rbt.id, w.manager.id] }),
+      changed: ["roles"],
+      from: () => ({ roles: [w.rbt] }),
+      to: () => ({ roles: [w.rbt, w.manager].sort((a, b) => a.id - b.id) }),
+    },
+    {
+      name: "a location added: the location ids before and after",
+      body: () => ({ locations: [w.A, w.B] }),
+      changed: ["locations", "employment"],
+      from: () => ({ locations: [w.A] }),
+      to: () => ({ locations: [w.A, w.B].sort((a, b) => a - b) }),
+    },
+    { name: "made inactive: the status", body: () => ({ status: "inactive" }), changed: ["status"], from: () => ({ status: "active" }), to: () => ({ status: "inactive" }) },
+    { name: "the phone: its name only", body: () => ({ phone: "305-555-0199" }), changed: ["phone"], hidden: ["305-555-0199"] },
+    { name: "the profile's note: its name only", body: () => ({ note: "Private remark about Diego" }), changed: ["note"], hidden: ["Private remark"] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const id = await employee();
+    await patch(`/v2/employees/${id}`, c.body());
+    const row = await updateRow("employee", id);
+    expect(row.parsed.changed).toEqual(c.changed);
+    expect(row.parsed.from).toEqual(c.from?.());
+    expect(row.parsed.to).toEqual(c.to?.());
+    for (const text of c.hidden ?? []) expect(row.detail).not.toContain(text);
+  });
+
+  it("a save that changes nothing says so", async () => {
+    const id = await employee();
+    await patch(`/v2/employees/${id}`, { status: "active" });
+    expect((await updateRow("employee", id)).parsed).toEqual({ changed: [] });
+  });
+
+  it("the edit screen: a full form saved with MANAGER ticked names the roles alone (probe 9041 §1)", async () => {
+    const form = (fields: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [k, x] of Object.entries(fields)) for (const v of Array.isArray(x) ? x : [x]) body.append(k, v);
+      return body;
+    };
+    const post = (path: string, fields: Record<string, string | string[]>) => request(path, { method: "POST", body: form(fields), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const email = `bea-${uniq()}@staff.test`;
+    const fields = { intent: "save", name: "Bea", surname: "Ramos", email, phone: "305-555-0100", status: "active", roles: [String(w.rbt.id)], locations: [String(w.A)], [`emp_${w.A}_salary`]: "28.5", note: "Works mornings" };
+    expect((await post("/doctors/add", { ...fields, ss_number: "987-65-4321", password: "form passphrase 1", password_confirmation: "form passphrase 1" })).status).toBe(303);
+    const id = (await db().select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+    const saved = await post(`/doctors/list/edit/${id}`, { ...fields, version: "1", roles: [String(w.rbt.id), String(w.manager.id)] });
+    expect(saved.status).toBe(303);
+    expect((await updateRow("employee", id)).parsed).toEqual({ changed: ["roles"], from: { roles: [w.rbt] }, to: { roles: [w.rbt, w.manager].sort((a, b) => a.id - b.id) } });
+  });
+
+  it("a role grant is in the logs report, screen and CSV", async () => {
+    const id = await employee();
+    await patch(`/v2/employees/${id}`, { roles: [w.rbt.id, w.manager.id] });
+    const expected = `roles: [#${w.rbt.id} ${w.rbt.name}] → [${[w.rbt, w.manager].sort((a, b) => a.id - b.id).map((r) => `#${r.id} ${r.name}`).join(", ")}]`;
+    const csv = await (await request(`/reports/logs/export.csv?action=update&per_page=100`, { cookie: w.cookie })).text();
+    const line = csv.split("\n").find((l) => l.includes(`employee #${id}`));
+    expect(line).toContain(expected);
+    const html = (await (await request(`/reports/logs?action=update&per_page=100`, { cookie: w.cookie })).text()).replaceAll("&#x27;", "'");
+    expect(html).toContain(expected);
+    expect(csv.split(/\r?\n/)[0]).toBe("When,Who,Action,Record,Changes,Client,Clients named,Address,Entry");
+  });
+});
+
+describe("a PA service's update row", () => {
+  const day = (n: number) => addDays(new Date().toISOString().slice(0, 10), n);
+  async function paService() {
+    const patient = await createPatient({ locationId: w.A });
+    const [pa] = await db()
+      .insert(paServices)
+      .values({ patientId: patient.id, paService: `Auth ${uniq()}`, cpt: "97153", nUnits: 960, startDate: day(-30), endDate: day(30), insuranceId: w.payer })
+      .returning();
+    return pa!.id;
+  }
+  const cases: { name: string; body: () => Record<string, unknown>; changed: string[]; from?: () => Record<string, unknown>; to?: () => Record<string, unknown>; hidden?: string[] }[] = [
+    { name: "units cut 960 → 100", body: () => ({ n_units: 100 }), changed: ["n_units"], from: () => ({ n_units: 960 }), to: () => ({ n_units: 100 }) },
+    { name: "the insurer removed", body: () => ({ insurance_id: null }), changed: ["insurance_id"], from: () => ({ insurance_id: w.payer }), to: () => ({ insurance_id: null }) },
+    { name: "another insurer", body: () => ({ insurance_id: w.payer2 }), changed: ["insurance_id"], from: () => ({ insurance_id: w.payer }), to: () => ({ insurance_id: w.payer2 }) },
+    { name: "the start date", body: () => ({ start_date: day(-10) }), changed: ["start_date"], from: () => ({ start_date: day(-30) }), to: () => ({ start_date: day(-10) }) },
+    { name: "the end date", body: () => ({ end_date: day(60) }), changed: ["end_date"], from: () => ({ end_date: day(30) }), to: () => ({ end_date: day(60) }) },
+    { name: "the CPT", body: () => ({ cpt: "97151" }), changed: ["cpt"], from: () => ({ cpt: "97153" }), to: () => ({ cpt: "97151" }) },
+    { name: "the service's name: its name only", body: () => ({ pa_service: "Renamed authorization" }), changed: ["pa_service"], hidden: ["Renamed authorization"] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const id = await paService();
+    await patch(`/v2/pa-services/${id}`, c.body());
+    const row = await updateRow("pa_service", id);
+    expect(row.parsed.changed).toEqual(c.changed);
+    expect(row.parsed.from).toEqual(c.from?.());
+    expect(row.parsed.to).toEqual(c.to?.());
+    for (const text of c.hidden ?? []) expect(row.detail).not.toContain(text);
+  });
+});
+
+describe("a client's update row", () => {
+  let parent: number;
+  beforeAll(async () => {
+    parent = (await createParent({ locationId: w.A })).id;
+  });
+  const cases: { name: string; body: () => Record<string, unknown>; changed: string[]; from?: () => Record<string, unknown>; to?: () => Record<string, unknown>; hidden?: string[] }[] = [
+    { name: "a parent linked", body: () => ({ parent_id: parent }), changed: ["parent_id"], from: () => ({ parent_id: null }), to: () => ({ parent_id: parent }) },
+    { name: "another location", body: () => ({ location_id: w.B }), changed: ["location_id"], from: () => ({ location_id: w.A }), to: () => ({ location_id: w.B }) },
+    { name: "made inactive", body: () => ({ status: "inactive" }), changed: ["status"], from: () => ({ status: "active" }), to: () => ({ status: "inactive" }) },
+    { name: "the primary insurer", body: () => ({ insurer_id: w.payer }), changed: ["insurer_id"], from: () => ({ insurer_id: null }), to: () => ({ insurer_id: w.payer }) },
+    { name: "the secondary insurer", body: () => ({ insurer_secondary_id: w.payer2 }), changed: ["insurer_secondary_id"], from: () => ({ insurer_secondary_id: null }), to: () => ({ insurer_secondary_id: w.payer2 }) },
+    { name: "the diagnosis code: its name only", body: () => ({ diagnosis_code: "F84.0" }), changed: ["diagnosis_code"], hidden: ["F84.0"] },
+    { name: "a special note: its name only", body: () => ({ special_note: "Allergic to peanuts" }), changed: ["special_note"], hidden: ["peanuts"] },
+    { name: "the first name: its name only", body: () => ({ first_name: "Zebulon" }), changed: ["first_name"], hidden: ["Zebulon"] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const patient = await createPatient({ locationId: w.A });
+    await patch(`/v2/patients/${patient.id}`, c.body());
+    const row = await updateRow("patient", patient.id);
+    expect(row.parsed.changed).toEqual(c.changed);
+    expect(row.parsed.from).toEqual(c.from?.());
+    expect(row.parsed.to).toEqual(c.to?.());
+    for (const text of c.hidden ?? []) expect(row.detail).not.toContain(text);
+  });
+
+  it("the edit screen: a full form saved with a parent linked names the parent alone (probe 9041 §1)", async () => {
+    const form = (fields: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [k, x] of Object.entries(fields)) for (const v of Array.isArray(x) ? x : [x]) body.append(k, v);
+      return body;
+    };
+    const post = (path: string, fields: Record<string, string | string[]>) => request(path, { method: "POST", body: form(fields), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const identifier = `P-${uniq()}`;
+    const fields = { intent: "save", patient_identifier: identifier, first_name: "Nia", last_name: "Vega", status: "active", birth_date: "2018-04-02", location_id: String(w.A), pos_covered: ["03", "12"], telehealth: "true", special_note: "Likes trains", diagnosis_code: "F84.0", insurer_id: String(w.payer) };
+    expect((await post("/patients/add", fields)).status).toBe(303);
+    const [{ id }] = await db().select({ id: patients.id }).from(patients).where(eq(patients.patientIdentifier, identifier));
+    expect((await post(`/patients/list/edit/${id}`, { ...fields, version: "1", parent_id: String(parent) })).status).toBe(303);
+    expect((await updateRow("patient", id)).parsed).toEqual({ changed: ["parent_id"], from: { parent_id: null }, to: { parent_id: parent } });
+  });
+
+  it("a move keeps the future bookings' reason beside what changed, and the chain holds", async () => {
+    const patient = await createPatient({ locationId: w.A });
+    await patch(`/v2/patients/${patient.id}`, { location_id: w.B });
+    expect((await updateRow("patient", patient.id)).parsed).toMatchObject({ changed: ["location_id"], cancelled_future_sessions: "client_moved" });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
