@@ -19,7 +19,7 @@ async function actorIn(timeZone: string) {
   await db().update(locations).set({ createdAt: AT }).where(eq(locations.id, clinic.id));
   const user = await createUser({ permissions: ["manage_claims", "manage_locations_access", "view_bips"], locations: [home.id, clinic.id] });
   const patient = await createPatient({ locationId: clinic.id });
-  const bip = await createBip(patient, { updatedAt: AT });
+  const bip = await createBip(patient, { createdAt: AT, updatedAt: AT });
   const { claim } = await createClaim(patient, [{ cpt: "97153", serviceDate: "2026-11-20", units: 4, chargeCents: 8000 }]);
   await db().update(claims).set({ createdAt: AT }).where(eq(claims.id, claim.id));
   return { cookie: await signInCookie(user), clinic, bip, claim };
@@ -44,7 +44,7 @@ describe("stored instants are shown on the actor's clock", () => {
     const location = await page(`/location/view/${x.clinic.id}`, x.cookie);
     expect(/<dt>Created<\/dt>\s*<dd>([^<]*)<\/dd>/.exec(location)?.[1]).toBe(day);
 
-    // The BIP list's "Updated" and the plan's own page.
+    // The BIP list's "Created" and "Updated" and the plan's own page.
     const list = await page(`/bip/list?location_id=${x.clinic.id}`, x.cookie);
     const row = list.split("<tr").find((r) => r.includes(`/bip/profile/${x.bip.id}"`));
     expect(row).toContain(`>${day}<`);
