@@ -248,7 +248,7 @@ export function pacingSummary(p: Omit<Pacing, "summary">, pa: Pick<PaFacts, "sta
   if (p.phase === "not_started") return `Starts on ${pa.start_date}; ${unitCount(p.available_units)} authorized to use.`;
   if (p.phase === "ended") return p.available_units < 0 ? `Ended on ${pa.end_date}, ${over} over the authorization.` : `Ended on ${pa.end_date} with ${unitCount(p.available_units)} unused.`;
   if (p.exhausted) return p.available_units < 0 ? `Used up: ${over} over the authorization.` : "Used up: no units left.";
-  const rate = `at ${p.rate_per_week} units a week`;
+  const rate = `at ${unitCount(p.rate_per_week ?? 0)} a week`;
   if (p.will_run_out) return `Will run out on ${p.runs_out_on}, before the end date ${pa.end_date}, ${rate}.`;
   if (p.under_using) return `Under-using: ${unitCount(p.forecast_units_left)} forecast unused on ${pa.end_date}, ${rate}.`;
   return `${unitCount(p.forecast_units_left)} forecast left on ${pa.end_date}, ${rate}.`;

@@ -141,6 +141,9 @@ describe("pacing at the current 4-week rate", () => {
     expect(runOut.summary).toBe("Will run out on 2026-03-10, before the end date 2026-04-10, at 28 units a week.");
     const under = paPacing({ n_units: 400, start_date: "2026-01-01", end_date: "2026-04-10", spent_units: 44 }, daily("2026-01-01", "2026-02-13", 1), "2026-02-13");
     expect(under.summary).toBe("Under-using: 300 units forecast unused on 2026-04-10, at 7 units a week.");
+    // The rate follows its number: one unit in the last four weeks is "1 unit a week" (probe 9045).
+    const weekly = paPacing({ n_units: 400, start_date: "2026-01-01", end_date: "2026-04-10", spent_units: 4 }, ["2026-01-20", "2026-01-27", "2026-02-03", "2026-02-10"].map((date) => ({ date, units: 1 })), "2026-02-13");
+    expect(weekly.summary).toBe("Under-using: 388 units forecast unused on 2026-04-10, at 1 unit a week.");
     expect(paPacing({ n_units: 100, start_date: "2026-03-01", end_date: "2026-05-31", spent_units: 0 }, [], "2026-02-10").summary).toBe("Starts on 2026-03-01; 100 units authorized to use.");
     expect(paPacing({ n_units: 100, start_date: "2025-10-01", end_date: "2025-12-31", spent_units: 40 }, [], "2026-02-10").summary).toBe("Ended on 2025-12-31 with 60 units unused.");
     expect(paPacing({ n_units: 20, start_date: "2026-02-01", end_date: "2026-03-31", spent_units: 24 }, [], "2026-02-10").summary).toBe("Used up: 4 units over the authorization.");
