@@ -158,6 +158,11 @@ export function unitCount(n: number): string {
   return `${n} ${unitWord(n)}`;
 }
 
+/** "minute" for one, else "minutes": a session's length beside its units. */
+export function minuteWord(n: number): string {
+  return n === 1 ? "minute" : "minutes";
+}
+
 /**
  * A PA service's units left in words, never a negative "units left" (probe 8973 §2): "3 units left" ("3 of 5 units
  * left" with the units authorized), or, once overspent, "already 7 units over its authorized units" ("…over its 5

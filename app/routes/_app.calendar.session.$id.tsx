@@ -8,6 +8,7 @@ import { can } from "~/domain/permissions";
 import { cancelFromInput, longDate, noteNotYetWritable, SCHEDULE_MESSAGES, writeNoteHref } from "~/domain/schedule";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { zonePlace } from "~/domain/time";
+import { minuteWord, unitCount } from "~/domain/pa-pacing";
 import { cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { formValues, modelContextFor, requireDeleteConfirmed } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -116,7 +117,7 @@ export default function ScheduledSession() {
         <dd>{longDate(s.session_date)}</dd>
         <dt>Time (local to the location, {s.time_zone})</dt>
         <dd>
-          {s.note_time_zone === s.time_zone ? `${s.time_in}–${s.time_out}` : `${s.time_in}–${s.time_out} (${zonePlace(s.time_zone)} time, as booked)`} ({s.minutes} minutes, {s.units} units)
+          {s.note_time_zone === s.time_zone ? `${s.time_in}–${s.time_out}` : `${s.time_in}–${s.time_out} (${zonePlace(s.time_zone)} time, as booked)`} ({s.minutes} {minuteWord(s.minutes)}, {unitCount(s.units)})
           {s.note_time_zone === s.time_zone ? null : <p className="hint">{SCHEDULE_MESSAGES.noteInOtherZone(s.time_in, s.time_out, s.note_time_zone)}</p>}
         </dd>
         <dt>CPT</dt>

@@ -545,6 +545,17 @@ describe("cancel one, cancel the rest, and the range", () => {
 });
 
 describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", () => {
+  it.each([
+    ["8 minutes, 1 unit", 300, "09:08", "(8 minutes, 1 unit)"],
+    ["1 minute, 0 units", 310, "09:01", "(1 minute, 0 units)"],
+    ["an hour, 4 units", 320, "10:00", "(60 minutes, 4 units)"],
+  ])("the session page counts %s in words that follow the number (probe 9042 L3)", async (_label, after, timeOut, words) => {
+    const c = await client();
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: nextOn(1, after), time_in: "09:00", time_out: timeOut })).json()) as Booked;
+    const html = (await (await request(`/calendar/session/${booked.data.sessions[0]!.id}`, { cookie: w.rbtCookie })).text()).replace(/<!-- -->/g, "");
+    expect(html).toContain(words);
+  });
+
   it("the week view shows notes and scheduled sessions at the location's local time, with links; month and day too", async () => {
     const c = await client();
     const date = nextOn(2, 50);

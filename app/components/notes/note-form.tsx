@@ -2,7 +2,7 @@ import { NOTE_SUBTYPES, TIME_OUT_FIELD, typedMinutes, unitsForMinutes } from "~/
 import { Label } from "~/components/ui/field";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useFieldError, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
-import { METER_MESSAGES, meterState, meterText, unitsOverAvailableText, unitWord, type MeterState } from "~/domain/pa-pacing";
+import { METER_MESSAGES, meterState, meterText, unitsOverAvailableText, unitWord, minuteWord, type MeterState } from "~/domain/pa-pacing";
 import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 
 /**
@@ -213,7 +213,7 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
         <output data-total-minutes data-time-zone={options.patient?.time_zone} htmlFor="f-time_in f-time_out f-time_in2 f-time_out2">
           {total}
         </output>{" "}
-        <span data-minutes-word>{total === 1 ? "minute" : "minutes"}</span> ·{" "}
+        <span data-minutes-word>{minuteWord(total)}</span> ·{" "}
         <strong className={meter?.overAvailable ? "units-over" : undefined} data-units-display>
           <output data-units>{units}</output> <span data-units-word>{unitWord(units)}</span>
         </strong>
