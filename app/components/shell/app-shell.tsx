@@ -38,9 +38,13 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
         <PrefButton pref="mobileSidebar" face={{ label: "Toggle mobile sidebar", icon: "▤" }} redirectTo={here} className="mobile-only" expands={{ when: "on", now: !!data.prefs.mobileSidebar }} />
         <PrefButton pref="dark" face={data.prefs.dark ? DARK_MODE.on : DARK_MODE.off} faces={DARK_MODE} redirectTo={here} />
         <span className="spacer" />
+        {/* The ticket link's name is its text ("My tickets, 3 unread"), so the 90 s poll's new count is what a screen reader hears too (probe 9042). */}
         {data.user.isParent ? null : (
-          <a className="ticket-icon" href="/tickets/my-tickets" aria-label={`My tickets, ${ticketBadge} unread`}>
-            ✉<span className="badge" data-testid="ticket-badge">{ticketBadge}</span>
+          <a className="ticket-icon" href="/tickets/my-tickets">
+            <span aria-hidden="true">✉</span>
+            <span className="visually-hidden">My tickets, </span>
+            <span className="badge" data-testid="ticket-badge">{ticketBadge}</span>
+            <span className="visually-hidden"> unread</span>
           </a>
         )}
         <details className="user-menu">
