@@ -3,7 +3,7 @@ import { choiceOr, requiredLine, requiredText } from "./fields";
 import { goneStaffLabel, type StaffGone } from "./patients";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
-import { zonedDate } from "./time";
+import { localDateTime, zonedDate, zonePlace } from "./time";
 
 /**
  * Customer-service tickets (platform §2 tickets; issue 12): a staff member asks the office for help,
@@ -242,6 +242,14 @@ export function isUnreadFor(role: TicketRole, t: { read_by_staff: boolean; unrea
  */
 export function ticketDay(at: string, timeZone: string | null): string {
   return timeZone ? zonedDate(new Date(at), timeZone) : `${at.slice(0, 10)} UTC`;
+}
+
+/**
+ * A ticket's moment (opened, closed, a response) on its location's clock, the clock its lists' days are on
+ * ("2026-11-28 20:19 (New York time)"); UTC, said so, for a ticket without a location (probe 9042 L2).
+ */
+export function ticketTime(at: string, timeZone: string | null): string {
+  return timeZone ? `${localDateTime(at, timeZone)} (${zonePlace(timeZone)} time)` : `${localDateTime(at, null)} UTC`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { FormActions, SelectField, TextareaField } from "~/components/ui/form-co
 import { Pagination } from "~/components/ui/list";
 import { MAX_PAGE, PositiveInt } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
-import { assigneeLabel, BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
+import { assigneeLabel, BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel, ticketTime } from "~/domain/tickets";
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
@@ -133,11 +133,11 @@ export default function ViewTicket() {
         <dt>Assigned to</dt>
         <dd data-testid="ticket-assignee">{ticket.assignee_name ? assigneeLabel(ticket.assignee_name, assigneeGone) : "Unassigned"}</dd>
         <dt>Opened</dt>
-        <dd>{ticket.created_at.slice(0, 16).replace("T", " ")} UTC</dd>
+        <dd>{ticketTime(ticket.created_at, ticket.time_zone)}</dd>
         {ticket.closed_at ? (
           <>
             <dt>Closed</dt>
-            <dd>{ticket.closed_at.slice(0, 16).replace("T", " ")} UTC</dd>
+            <dd>{ticketTime(ticket.closed_at, ticket.time_zone)}</dd>
           </>
         ) : null}
       </dl>
@@ -153,7 +153,7 @@ export default function ViewTicket() {
           {responses.data.map((r) => (
             <li key={r.id} data-testid="ticket-response">
               <p>
-                <strong>{r.author_name || "—"}</strong> {r.by_staff ? "(office)" : "(requester)"} · {r.created_at.slice(0, 16).replace("T", " ")} UTC
+                <strong>{r.author_name || "—"}</strong> {r.by_staff ? "(office)" : "(requester)"} · {ticketTime(r.created_at, ticket.time_zone)}
               </p>
               <p style={{ whiteSpace: "pre-wrap" }}>{r.body}</p>
             </li>

@@ -18,6 +18,7 @@ import {
   TicketFilters,
   TicketInput,
   ticketListAddress,
+  ticketTime,
   ticketRole,
 } from "~/domain/tickets";
 import { notificationSummary } from "~/models/notifications.server";
@@ -247,5 +248,15 @@ describe("ticket assignment rules (stop 17)", () => {
     expect(v.parse(TicketFilters, { assigned: "me" }).assigned).toBe("me");
     expect(v.parse(TicketFilters, { assigned: "none" }).assigned).toBe("none");
     expect(v.safeParse(TicketFilters, { assigned: "bob" }).success).toBe(false);
+  });
+});
+
+describe("a ticket's times are on its location's clock, as its lists' days are (probe 9042 L2)", () => {
+  it.each([
+    ["an evening in New York is that evening, not the next UTC day", "2026-11-29T01:19:00.000Z", "America/New_York", "2026-11-28 20:19 (New York time)"],
+    ["Denver, across its DST change", "2027-03-14T09:30:00.000Z", "America/Denver", "2027-03-14 03:30 (Denver time)"],
+    ["no location: UTC, said so", "2026-11-29T01:19:00.000Z", null, "2026-11-29 01:19 UTC"],
+  ])("%s", (_label, at, zone, shown) => {
+    expect(ticketTime(at, zone)).toBe(shown);
   });
 });
