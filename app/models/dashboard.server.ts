@@ -72,6 +72,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
   if (shows.clients) derived.push(sql`(select count(*) as p_n, ${cur(patients.createdAt)} as p_cur, ${before(patients.createdAt)} as p_bef from ${patients} where ${patientScope}) p`);
   if (shows.plans)
     derived.push(sql`(select count(*) as b_n, ${cur(bips.createdAt)} as b_cur, ${before(bips.createdAt)} as b_bef,
+                    coalesce(sum(case when ${bips.attention} = 1 then 1 else 0 end), 0) as att_n,
                     coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0) as att_cur,
                     coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0) as att_bef
              from ${bips} where ${bipScope}) b`);
@@ -82,7 +83,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
       tail: auditTail,
       ...(shows.clients ? { patients: sql<number>`p.p_n`, patientsCurrent: sql<number>`p.p_cur`, patientsBefore: sql<number>`p.p_bef` } : {}),
       ...(shows.plans
-        ? { bips: sql<number>`b.b_n`, bipsCurrent: sql<number>`b.b_cur`, bipsBefore: sql<number>`b.b_bef`, attentionCurrent: sql<number>`b.att_cur`, attentionBefore: sql<number>`b.att_bef` }
+        ? { bips: sql<number>`b.b_n`, bipsCurrent: sql<number>`b.b_cur`, bipsBefore: sql<number>`b.b_bef`, attention: sql<number>`b.att_n`, attentionCurrent: sql<number>`b.att_cur`, attentionBefore: sql<number>`b.att_bef` }
         : {}),
       // Kept per location and type by triggers (decision 035): live notes of live clients, as the notes list counts them.
       ...(shows.notes ? { rbt: noteCount("rbt"), bcba: noteCount("bcba") } : {}),
@@ -126,7 +127,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
   const recentBipList = bipRows ? (optional.shift() as Awaited<typeof recentBipsRead>) : null;
   const yearRows = yearRead ? (optional.shift() as YearRow[]) : null;
 
-  const c = counts[0]! as { tail: string | null } & Partial<Record<"patients" | "patientsCurrent" | "patientsBefore" | "bips" | "bipsCurrent" | "bipsBefore" | "attentionCurrent" | "attentionBefore" | "rbt" | "bcba" | "employees", number>>;
+  const c = counts[0]! as { tail: string | null } & Partial<Record<"patients" | "patientsCurrent" | "patientsBefore" | "bips" | "bipsCurrent" | "bipsBefore" | "attention" | "attentionCurrent" | "attentionBefore" | "rbt" | "bcba" | "employees", number>>;
   const shown = [...(recentPatients ?? []).map((p) => p.id), ...(recentBipList ?? []).map((b) => b.patient_id)];
   await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
@@ -145,6 +146,8 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
     num_bips_current: when(shows.plans, () => num(c.bipsCurrent)),
     num_bips_before: when(shows.plans, () => num(c.bipsBefore)),
     porcentaje_d: when(shows.plans, () => percentChange(num(c.bipsCurrent), num(c.bipsBefore))),
+    // Beside the spec's month figures: every flagged plan in scope, the number /bip/attention lists (probe 9043 §2).
+    total_bips_attention: when(shows.plans, () => num(c.attention)),
     num_bips_attention_current: when(shows.plans, () => num(c.attentionCurrent)),
     num_bips_attention_before: when(shows.plans, () => num(c.attentionBefore)),
     porcentaje_da: when(shows.plans, () => percentChange(num(c.attentionCurrent), num(c.attentionBefore))),

@@ -146,11 +146,14 @@ function StaffHome({ data }: { data: StaffData }) {
               <strong data-testid="total-employees">{d.total_employees}</strong>
             </div>
           ) : null}
-          {d.num_bips_attention_current !== null ? (
+          {d.total_bips_attention !== null ? (
             <div className="stat">
-              <span className="stat-label">Plans needing attention</span>
-              <strong>{d.num_bips_attention_current}</strong>
-              <Trend current={d.num_bips_attention_current} before={d.num_bips_attention_before!} percent={d.porcentaje_da!} />
+              {/* The headline is every flagged plan the list shows; the month figures are the trend, as on the cards beside it. */}
+              <span className="stat-label">
+                <Link to="/bip/attention">Plans needing attention</Link>
+              </span>
+              <strong data-testid="total-bips-attention">{d.total_bips_attention}</strong>
+              <Trend current={d.num_bips_attention_current!} before={d.num_bips_attention_before!} percent={d.porcentaje_da!} />
             </div>
           ) : null}
         </section>

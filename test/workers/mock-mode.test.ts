@@ -95,7 +95,7 @@ describe("mock mode", () => {
         expect(Object.keys(b).sort()).toEqual(
           [
             "bips", "locations", "total_bips", "total_patients", "total_noteRbts", "total_noteBcbas", "total_employees", "recent_patients",
-            "num_bips_current", "num_bips_before", "porcentaje_d", "num_bips_attention_current", "num_bips_attention_before", "porcentaje_da",
+            "num_bips_current", "num_bips_before", "porcentaje_d", "total_bips_attention", "num_bips_attention_current", "num_bips_attention_before", "porcentaje_da",
             "num_patients_current", "num_patients_before", "porcentajeDP",
           ].sort(),
         ),

@@ -29,7 +29,7 @@ describe("dashboard", () => {
     expect(Object.keys(body).sort()).toEqual(
       [
         "bips", "locations", "total_bips", "total_patients", "total_noteRbts", "total_noteBcbas", "total_employees", "recent_patients",
-        "num_bips_current", "num_bips_before", "porcentaje_d", "num_bips_attention_current", "num_bips_attention_before", "porcentaje_da",
+        "num_bips_current", "num_bips_before", "porcentaje_d", "total_bips_attention", "num_bips_attention_current", "num_bips_attention_before", "porcentaje_da",
         "num_patients_current", "num_patients_before", "porcentajeDP",
       ].sort(),
     );
@@ -76,6 +76,26 @@ describe("dashboard", () => {
     const res = await api(`/dashboard/admin-year?year=${year}`, { token });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { message: string }).message).toMatch(/year/i);
+  });
+
+  it("'Plans needing attention' counts every flagged plan in scope, as /bip/attention lists them; the month figures are its trend (probe 9043 §2)", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const client = await createPatient({ locationId: loc.id });
+    await createBip(client, { attention: true, createdAt: "2026-01-10T12:00:00.000Z" }); // long ago: still flagged
+    await createBip(client, { attention: true });
+    await createBip(client, { attention: false });
+    await createBip(await createPatient({ locationId: other.id }), { attention: true }); // another location
+    const user = await createUser({ permissions: ["view_bips", "view_clients"], locations: [loc.id] });
+    const body = (await (await api("/dashboard/admin", { token: await apiToken(user) })).json()) as Record<string, number>;
+    expect([body.total_bips_attention, body.num_bips_attention_current]).toEqual([2, 1]);
+    const cookie = await signInCookie(user);
+    const html = (await (await request("/dashboard", { cookie })).text()).replace(/<!-- -->/g, "");
+    expect(html).toMatch(/href="\/bip\/attention">Plans needing attention<\/a>/);
+    expect(html).toMatch(/data-testid="total-bips-attention">2</);
+    expect(html).toContain("1 this month");
+    const list = (await (await request("/bip/attention", { cookie })).text()).match(/href="\/bip\/profile\/\d+"/g) ?? [];
+    expect(new Set(list).size).toBe(2);
   });
 
   it("the screen greets the user and shows the counts", async () => {

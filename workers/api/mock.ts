@@ -77,6 +77,7 @@ const mockDashboard = () => {
     num_bips_current: c.bipsCurrent,
     num_bips_before: c.bipsBefore,
     porcentaje_d: percentChange(c.bipsCurrent, c.bipsBefore),
+    total_bips_attention: 3,
     num_bips_attention_current: c.attentionCurrent,
     num_bips_attention_before: c.attentionBefore,
     porcentaje_da: percentChange(c.attentionCurrent, c.attentionBefore),
