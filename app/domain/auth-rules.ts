@@ -23,6 +23,14 @@ export const AUTH_MESSAGES = {
   emailInvalid: "Enter a valid email address.",
   passwordRequired: "Password is required.",
   throttled: "Too many sign-in attempts. Please try again later.",
+  /**
+   * A signed-in person's password check past the throttle (change password, the profile; decision 016): their own
+   * account, so it says what happened and when to try again ("in 3 minutes"), not "sign-in attempts" (probe 9043 §6).
+   */
+  passwordThrottled: (waitSeconds: number) => {
+    const minutes = Math.max(1, Math.ceil(waitSeconds / 60));
+    return `Too many wrong passwords. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  },
   refreshThrottled: "Too many token refreshes. Please wait and try again.",
   codeExpired: "Verification code has expired. Please request a new one.",
   verificationFailed: "Verification failed",

@@ -304,7 +304,7 @@ export async function checkPassword(
   const claim = await claimPasswordAttempt(app.db, email, type, app.ip, now);
   if (claim.wait > 0) {
     await claim.release();
-    return { kind: "throttled", retryAfter: claim.wait, message: AUTH_MESSAGES.throttled };
+    return { kind: "throttled", retryAfter: claim.wait, message: AUTH_MESSAGES.passwordThrottled(claim.wait) };
   }
   const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   const who: AuditWho = { actor: { kind: type, id }, ip: app.ip };

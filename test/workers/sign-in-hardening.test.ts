@@ -214,7 +214,8 @@ describe("password checks use the sign-in throttle", () => {
     for (let i = 0; i < 10; i++) await formFrom(ip, "/change-password", { ...fields, current_password: `more-${i}` }, cookie);
     const right = await formFrom(ip, "/change-password", { ...fields, current_password: user.password }, cookie);
     expect(right.status).toBe(429);
-    expect(await right.text()).toContain(AUTH_MESSAGES.throttled);
+    // Their own account: what happened and when to try again, not "sign-in attempts" (probe 9043 §6).
+    expect(await right.text()).toMatch(/Too many wrong passwords\. Please try again in \d+ minutes?\./);
     const [after] = await db().select({ hash: users.passwordHash }).from(users).where(eq(users.id, user.id));
     expect(after!.hash).toBe(before!.hash);
   });
@@ -226,6 +227,7 @@ describe("password checks use the sign-in throttle", () => {
     for (let i = 0; i < 5; i++) expect((await formFrom(ip, "/profile", { intent: "two-factor", enabled: "on", current_password: `wrong-${i}` }, cookie)).status).toBe(422);
     const right = await formFrom(ip, "/profile", { intent: "two-factor", enabled: "on", current_password: user.password }, cookie);
     expect(right.status).toBe(429);
+    expect(await right.text()).toMatch(/Too many wrong passwords\. Please try again in \d+ minutes?\./);
     const [row] = await db().select({ on: users.twoFactorEnabled }).from(users).where(eq(users.id, user.id));
     expect(row!.on).toBe(false);
   });
