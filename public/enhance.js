@@ -41,7 +41,11 @@
   // shown (an in-place answer, or a page loaded after a redirect) is not, so the focus goes to it.
   const announce = (msg) => msg && (msg.setAttribute("tabindex", "-1"), msg.focus());
   // The flash of a page loaded after a save ("Response sent."), unless a field in error has the focus (probe 8923).
-  if (!document.querySelector("[autofocus]")) announce(document.querySelector(".alert-success[role=status]"));
+  const autofocus = document.querySelector("[autofocus]");
+  if (!autofocus) announce(document.querySelector(".alert-success[role=status]"));
+  // A page opened at a #fragment gets no autofocus from the browser (a delete's confirm step, probe 9043 §5): the
+  // element that asked for it gets it here, once the fragment has scrolled the page.
+  else if (location.hash && document.activeElement === document.body) autofocus.focus();
 
   // The version check (platform §2; docs/decisions/018). A page is "the app" that was started when it
   // loaded: the check runs at once, then with every poll, and again when the browser shows the page from

@@ -590,6 +590,9 @@ describe("flows", { concurrency: 2 }, () => {
         await page.getByRole("link", { name: "Delete intake assessment…" }).click();
         await shown(confirmStep.getByText("Are you sure you want to delete the intake assessment of Liam Garcia observed on 2025-05-03?"));
         await ready(page);
+        // The step's safe way back has the focus (with JavaScript) or is the first Tab from the step (without): never the delete (probe 9043 §5).
+        if (!javaScript) await page.keyboard.press("Tab");
+        assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Cancel");
         await confirmStep.getByRole("link", { name: "Cancel" }).click();
         await page.waitForURL((url) => url.pathname === intakePath && url.search === "");
         await ready(page);
@@ -1995,6 +1998,11 @@ describe("flows", { concurrency: 2 }, () => {
           await shown(manager.getByText("A new charger is on its way to room 2."));
         } finally {
           await office.close();
+        }
+        if (javaScript) {
+          // The poll renews the header link's name with its count, not only the number shown (probe 9042 L1).
+          await page.evaluate(() => (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll());
+          await page.getByRole("link", { name: "My tickets, 1 unread" }).waitFor();
         }
 
         // The RBT sees one unread response on the header badge, opens the ticket, and the badge is back to 0.

@@ -123,6 +123,11 @@ export function ConfirmDelete({
       </p>
       {detail ? <p>{detail}</p> : null}
       <p>This action cannot be undone.</p>
+      {/* The way back comes first, in the focus order too: a page opened at a #fragment does not autofocus (a browser
+          rule), so its first Tab from the fragment must not land on the delete (probe 9043 §5); enhance.js focuses it. */}
+      <Link className="btn" to={cancelTo} autoFocus>
+        {backLabel}
+      </Link>{" "}
       <Form method="post" className="inline-form">
         <input type="hidden" name="intent" value={intent} />
         {Object.entries(fields).map(([k, x]) => (
@@ -131,10 +136,7 @@ export function ConfirmDelete({
         <button className="btn btn-danger" type="submit" disabled={busy}>
           {confirmLabel}
         </button>
-      </Form>{" "}
-      <Link className="btn" to={cancelTo} autoFocus>
-        {backLabel}
-      </Link>
+      </Form>
     </div>
   );
 }
