@@ -97,15 +97,27 @@ export function localTimeExists(localMinute: number, timeZone: string, end = fal
  * at midnight (Santiago, Havana: 00:00 reads 01:00), the first instant of the day, the change itself. Local midnight
  * is `guess` less one of the offsets the zone has around that day; the earliest of those instants that reads the
  * day is its start (probe 9034: a two-step guess settled on 23:00 the evening before, which reads the day before).
+ * A day the zone skips whole begins where the next day does (decision 039).
  */
 export function zonedMidnight(year: number, month: number, day: number, timeZone: string): Date {
   const guess = Date.UTC(year, month - 1, day);
+  const start = firstInstantOf(guess, timeZone);
+  if (start !== null) return new Date(start);
+  // No instant reads the day: the zone skips it whole (Pacific/Apia, 30 December 2011, went from the 29th to the
+  // 31st). It "begins" where the gap ends, at the start of the next day that exists, so a period ending the evening
+  // before still ends after it began (localDayBounds) and the skipped day is an empty range, not a negative one.
+  const next = firstInstantOf(guess + 86_400_000, timeZone);
+  if (next !== null) return new Date(next);
+  const at = new Date(guess - zoneOffsetMinutes(new Date(guess), timeZone) * 60_000);
+  return new Date(guess - zoneOffsetMinutes(at, timeZone) * 60_000);
+}
+
+/** The earliest instant reading the UTC-midnight `guess`'s date in the zone, among `guess` less the offsets near it; null when none does. */
+function firstInstantOf(guess: number, timeZone: string): number | null {
   const date = new Date(guess).toISOString().slice(0, 10);
   const offsets = new Set([-1, 0, 1].map((d) => zoneOffsetMinutes(new Date(guess + d * 86_400_000), timeZone)));
   const starts = [...offsets].map((o) => guess - o * 60_000).filter((t) => zonedDate(new Date(t), timeZone) === date);
-  if (starts.length) return new Date(Math.min(...starts));
-  const at = new Date(guess - zoneOffsetMinutes(new Date(guess), timeZone) * 60_000);
-  return new Date(guess - zoneOffsetMinutes(at, timeZone) * 60_000);
+  return starts.length ? Math.min(...starts) : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localDate, localDateTime, localDayBounds, zonedDate } from "~/domain/time";
+import { localDate, localDateTime, localDayBounds, zonedDate, zonedMidnight } from "~/domain/time";
 
 /**
  * A stored instant read on the actor's clock (decision 039): the one helper every screen uses to print when a row was
@@ -108,6 +108,42 @@ describe("localDayBounds: local days as stored instants", () => {
     for (let t = Date.parse(`${day}T00:00:00Z`) - 2 * 86_400_000; t < Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000; t += 30 * 60_000) {
       const iso = new Date(t).toISOString();
       expect(iso >= start! && iso < before!, iso).toBe(localDate(iso, zone) === day);
+    }
+  });
+});
+
+/**
+ * Where a local day begins: its midnight, the clock change where midnight is skipped, and, for a day the zone skips
+ * whole (Apia went from 29 to 31 December 2011), the first instant after the gap, the next existing day's start.
+ */
+describe("zonedMidnight: the first instant of a local day", () => {
+  it.each<[string, string, string, string]>([
+    ["Apia, the skipped day: the gap's end", "Pacific/Apia", "2011-12-30", "2011-12-30T10:00:00.000Z"],
+    ["Apia, the day before it", "Pacific/Apia", "2011-12-29", "2011-12-29T10:00:00.000Z"],
+    ["Apia, the day after it", "Pacific/Apia", "2011-12-31", "2011-12-30T10:00:00.000Z"],
+    ["Apia, the next day", "Pacific/Apia", "2012-01-01", "2011-12-31T10:00:00.000Z"],
+    ["Santiago, the day with no midnight", "America/Santiago", "2026-09-06", "2026-09-06T04:00:00.000Z"],
+    ["Havana, the day with no midnight", "America/Havana", "2026-03-08", "2026-03-08T05:00:00.000Z"],
+    ["Beirut, the day with no midnight", "Asia/Beirut", "2026-03-29", "2026-03-28T22:00:00.000Z"],
+    ["Cairo, the day with no midnight", "Africa/Cairo", "2026-04-24", "2026-04-23T22:00:00.000Z"],
+    ["Los Angeles, an ordinary day", "America/Los_Angeles", "2026-11-20", "2026-11-20T08:00:00.000Z"],
+  ])("%s", (_label, zone, day, expected) => {
+    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+    const start = zonedMidnight(y, m, d, zone);
+    expect(start.toISOString()).toBe(expected);
+    // Nothing earlier reads the day or a later one.
+    expect(zonedDate(new Date(start.getTime() - 1000), zone) < day).toBe(true);
+  });
+
+  it("a period ending the evening before Apia's skipped day keeps that whole day, and the skipped day is empty", () => {
+    expect(localDayBounds("2011-12-29", "2011-12-29", "Pacific/Apia")).toEqual({ start: "2011-12-29T10:00:00.000Z", before: "2011-12-30T10:00:00.000Z" });
+    expect(localDayBounds("2011-12-30", "2011-12-30", "Pacific/Apia")).toEqual({ start: "2011-12-30T10:00:00.000Z", before: "2011-12-30T10:00:00.000Z" });
+    for (const day of ["2011-12-28", "2011-12-29", "2011-12-31", "2012-01-01"]) {
+      const { start, before } = localDayBounds(day, day, "Pacific/Apia");
+      for (let t = Date.parse(`${day}T00:00:00Z`) - 2 * 86_400_000; t < Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000; t += 30 * 60_000) {
+        const iso = new Date(t).toISOString();
+        expect(iso >= start! && iso < before!, `${day} ${iso}`).toBe(localDate(iso, "Pacific/Apia") === day);
+      }
     }
   });
 });
