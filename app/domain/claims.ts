@@ -373,6 +373,8 @@ export interface NoteNow {
   units: number;
   /** The note's own unit price (combined notes), or null. */
   unitPriceCents: number | null;
+  /** Its Billed tick: a note unticked after the denial is withdrawn from billing, so no appeal pays it. */
+  billed: boolean;
 }
 
 export interface ChangedNote {
@@ -388,6 +390,9 @@ const modifierSet = (mods: readonly (string | null)[]) =>
     .sort()
     .join("-");
 
+/** What no longer matches for a note unticked as Billed (`ChangedNote.changes`). */
+const NO_LONGER_BILLED = "no longer billed";
+
 /**
  * The notes of a claim's lines that no longer match what the line billed (decision 033, stop 43): a rejected claim
  * frees its notes (decision 032), so they may have been amended, re-modified or deleted since; a payment of the line
@@ -396,6 +401,8 @@ const modifierSet = (mods: readonly (string | null)[]) =>
  * place of service, the note's own unit price when it has one, and the units — a line's units are the sum of its
  * notes', so when they no longer add up every note of the line is named. The price from the payer's services is
  * not recomputed: the line keeps what it charged, and a note's units and modifiers decide what it would charge now.
+ * A note the clinic unticked as Billed since then no longer matches either ("no longer billed", decision 033, stop 44):
+ * the appeal is refused rather than paying a note left "paid, not billed", or ticking it again behind the clinic's back.
  */
 export function notesChangedSinceClaim(lines: readonly { line: BilledLine; notes: readonly NoteNow[] }[]): ChangedNote[] {
   const changed = new Map<number, string[]>();
@@ -416,6 +423,7 @@ export function notesChangedSinceClaim(lines: readonly { line: BilledLine; notes
       if (modifierSet([n.md, n.md2]) !== modifierSet(line.modifiers.split("-"))) add(n.id, "modifiers");
       if (n.pos.trim() !== line.pos.trim()) add(n.id, "place of service");
       if (n.unitPriceCents !== null && n.unitPriceCents > 0 && n.unitPriceCents !== line.unitPriceCents) add(n.id, "unit price");
+      if (!n.billed) add(n.id, NO_LONGER_BILLED);
     }
   }
   return [...changed.entries()].sort(([a], [b]) => a - b).map(([noteId, changes]) => ({ noteId, changes }));
@@ -431,7 +439,8 @@ export function changedNotesMessage(claimNumber: string, changed: readonly Chang
     changed.length === 1
       ? `note #${changed[0]!.noteId} changed after the claim was built (${fields(changed[0]!)})`
       : `notes ${changed.slice(0, -1).map((c) => `#${c.noteId} (${fields(c)})`).join(", ")} and #${changed.at(-1)!.noteId} (${fields(changed.at(-1)!)}) changed after the claim was built`;
-  const live = changed.filter((c) => !c.changes.includes("deleted"));
+  // A deleted note, or one no longer ticked Billed, is not to be billed again.
+  const live = changed.filter((c) => !c.changes.includes("deleted") && !c.changes.includes(NO_LONGER_BILLED));
   const rebuild = !live.length ? "" : changed.length === 1 ? " Build a new claim for it." : live.length === 1 ? ` Build a new claim for note #${live[0]!.noteId}.` : ` Build a new claim for ${live.length === changed.length ? "them" : `notes ${live.map((c) => `#${c.noteId}`).join(", ")}`}.`;
   return `Claim ${claimNumber}: ${list}; this file pays what the claim billed, not what the ${changed.length === 1 ? "note says" : "notes say"} now.${rebuild} Not imported.`;
 }

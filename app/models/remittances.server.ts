@@ -164,17 +164,17 @@ type LineRow = {
 };
 
 /**
- * The line's notes as they are now, as JSON [[id, deleted, cpt, date, md, md2, pos, units, own unit price], …], read
+ * The line's notes as they are now, as JSON [[id, deleted, cpt, date, md, md2, pos, units, own unit price, billed], …], read
  * only for a rejected claim (whose notes are free to change, decision 032): an appeal pays the line only while they
  * still match it (decision 033, stop 43). A column of the lines' select (claim_lines joined to claims).
  */
 const notesNowSql = sql<string | null>`case when "claims"."status" = 'rejected' then (
-  select json_group_array(json_array(n.id, n.deleted_at is not null, n.cpt_code, n.session_date, n.md, n.md2, n.pos, n.units, n.unit_price_cents))
+  select json_group_array(json_array(n.id, n.deleted_at is not null, n.cpt_code, n.session_date, n.md, n.md2, n.pos, n.units, n.unit_price_cents, n.billed))
   from claim_line_notes cln join notes n on n.id = cln.note_id where cln.claim_line_id = "claim_lines"."id") end`.as("notes_now");
 
 function notesNowOf(json: string | null): NoteNow[] {
-  const rows = JSON.parse(json ?? "[]") as [number, number, string, string, string | null, string | null, string | null, number, number | null][];
-  return rows.map(([id, deleted, cptCode, sessionDate, md, md2, pos, units, unitPriceCents]) => ({ id, deleted: Boolean(deleted), cptCode, sessionDate, md, md2, pos: pos ?? "", units: Number(units), unitPriceCents }));
+  const rows = JSON.parse(json ?? "[]") as [number, number, string, string, string | null, string | null, string | null, number, number | null, number][];
+  return rows.map(([id, deleted, cptCode, sessionDate, md, md2, pos, units, unitPriceCents, billed]) => ({ id, deleted: Boolean(deleted), cptCode, sessionDate, md, md2, pos: pos ?? "", units: Number(units), unitPriceCents, billed: Boolean(billed) }));
 }
 
 type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number; liveElsewhere: string | null; claimPayerName: string | null; claimPayerId: string | null };

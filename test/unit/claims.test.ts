@@ -372,7 +372,7 @@ describe("a claimed note's price is its claim line's (decision 030, stop 34); th
 // Decision 033, stop 43: an appeal pays a rejected claim only while its notes still say what its lines billed.
 describe("notesChangedSinceClaim", () => {
   const line: BilledLine = { cptCode: "97155", serviceDate: "2026-11-02", modifiers: "HO", units: 4, unitPriceCents: 2975, pos: "12" };
-  const note: NoteNow = { id: 162, deleted: false, cptCode: "97155", sessionDate: "2026-11-02", md: "HO", md2: null, pos: "12", units: 4, unitPriceCents: null };
+  const note: NoteNow = { id: 162, deleted: false, cptCode: "97155", sessionDate: "2026-11-02", md: "HO", md2: null, pos: "12", units: 4, unitPriceCents: null, billed: true };
   it.each<[string, Partial<NoteNow>, string[]]>([
     ["nothing changed", {}, []],
     ["CPT written in lower case with spaces (as the build trims it)", { cptCode: " 97155 " }, []],
@@ -386,7 +386,10 @@ describe("notesChangedSinceClaim", () => {
     ["its own unit price changed", { unitPriceCents: 3000 }, ["unit price"]],
     ["its own unit price as billed", { unitPriceCents: 2975 }, []],
     ["units and modifiers (the probe's two cases at once)", { units: 2, md2: "GT" }, ["units", "modifiers"]],
+    ["unticked as Billed (decision 033, stop 44)", { billed: false }, ["no longer billed"]],
+    ["units amended and unticked as Billed", { units: 2, billed: false }, ["units", "no longer billed"]],
     ["deleted (whatever else changed)", { deleted: true, units: 2 }, ["deleted"]],
+    ["deleted and unticked as Billed", { deleted: true, billed: false }, ["deleted"]],
   ])("%s → %j", (_label, over, changes) => {
     expect(notesChangedSinceClaim([{ line, notes: [{ ...note, ...over }] }])).toEqual(changes.length ? [{ noteId: 162, changes }] : []);
   });
@@ -403,6 +406,8 @@ describe("notesChangedSinceClaim", () => {
   it.each<[string, { noteId: number; changes: string[] }[], string]>([
     ["one note", [{ noteId: 162, changes: ["units", "modifiers"] }], "Claim C0000013: note #162 changed after the claim was built (units, modifiers); this file pays what the claim billed, not what the note says now. Build a new claim for it. Not imported."],
     ["one deleted note", [{ noteId: 162, changes: ["deleted"] }], "Claim C0000013: note #162 changed after the claim was built (deleted); this file pays what the claim billed, not what the note says now. Not imported."],
+    ["one note no longer billed", [{ noteId: 162, changes: ["no longer billed"] }], "Claim C0000013: note #162 changed after the claim was built (no longer billed); this file pays what the claim billed, not what the note says now. Not imported."],
+    ["one note no longer billed, one amended", [{ noteId: 1, changes: ["units", "no longer billed"] }, { noteId: 2, changes: ["units"] }], "Claim C0000013: notes #1 (units, no longer billed) and #2 (units) changed after the claim was built; this file pays what the claim billed, not what the notes say now. Build a new claim for note #2. Not imported."],
     ["several", [{ noteId: 1, changes: ["units"] }, { noteId: 2, changes: ["deleted"] }, { noteId: 3, changes: ["CPT"] }], "Claim C0000013: notes #1 (units), #2 (deleted) and #3 (CPT) changed after the claim was built; this file pays what the claim billed, not what the notes say now. Build a new claim for notes #1, #3. Not imported."],
   ])("the message: %s", (_label, changed, message) => {
     expect(changedNotesMessage("C0000013", changed)).toBe(message);

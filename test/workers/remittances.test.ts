@@ -510,8 +510,9 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     const change: [string, string | null, (noteId: number) => Promise<void>][] = [
       ["units changed as an amendment writes them (4 → 2)", "units", async (id) => void (await db().update(notes).set({ units: 2, minutes: 30, version: sql`${notes.version} + 1` }).where(eq(notes.id, id)))],
       [
-        "modifiers changed on the billing row (HM → HM GT)",
-        "modifiers",
+        // The save unticks Billed too (a billed note's modifiers are scrubbed), so the note is also no longer billed.
+        "modifiers changed on the billing row (HM → HM GT), Billed unticked in the same save",
+        "modifiers, no longer billed",
         async (id) => {
           const { n, r } = await noteRow(id);
           const res = await api(`/client_report/update/${r.id}`, { method: "POST", token: managerToken, body: { md: "HM", md2: "GT", billed: false, version: r.version, note_version: n.version } });
@@ -523,6 +524,30 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
       ["date of service changed", "date of service", async (id) => void (await db().update(notes).set({ sessionDate: "2026-03-03" }).where(eq(notes.id, id)))],
       ["CPT and date changed", "CPT, date of service", async (id) => void (await db().update(notes).set({ cptCode: "97155", sessionDate: "2026-03-03" }).where(eq(notes.id, id)))],
       ["the note deleted", "deleted", async (id) => void (await db().update(notes).set({ deletedAt: new Date().toISOString() }).where(eq(notes.id, id)))],
+      // Decision 033, stop 44: unticking Billed after the denial withdraws the note from billing; an appeal paid it and
+      // left it "paid, not billed", a state the billing row could no longer correct.
+      [
+        "Billed unticked on the billing row, nothing else changed",
+        "no longer billed",
+        async (id) => {
+          const { n, r } = await noteRow(id);
+          const res = await api(`/client_report/update/${r.id}`, { method: "POST", token: managerToken, body: { md: "HM", billed: false, version: r.version, note_version: n.version } });
+          expect(res.status, await res.clone().text()).toBe(200);
+          expect((await noteRow(id)).n).toMatchObject({ md: "HM", billed: false });
+        },
+      ],
+      [
+        // Ticked again in the table (the fixture's note lacks what the billing row's scrub asks for).
+        "Billed unticked and ticked again (the note bills what the claim billed)",
+        null,
+        async (id) => {
+          const { n, r } = await noteRow(id);
+          const res = await api(`/client_report/update/${r.id}`, { method: "POST", token: managerToken, body: { md: "HM", billed: false, version: r.version, note_version: n.version } });
+          expect(res.status, await res.clone().text()).toBe(200);
+          await db().update(notes).set({ billed: true }).where(eq(notes.id, id));
+        },
+      ],
+      ["the note unticked as Billed and deleted", "deleted", async (id) => void (await db().update(notes).set({ billed: false, deletedAt: new Date().toISOString() }).where(eq(notes.id, id)))],
       ["the modifiers only reordered (nothing billed changed)", null, async (id) => void (await db().update(notes).set({ md: null, md2: "HM" }).where(eq(notes.id, id)))],
       ["nothing changed", null, async () => {}],
     ];
@@ -544,10 +569,11 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
         // Decision 033's appeal: the notes still say what the line billed, so it pays.
         expect(res.status, body.message).toBe(201);
         expect((await claimState(claim.id)).claim).toMatchObject({ status: "accepted", paidCents: 11900 });
-        expect((await noteRow(line!.noteId)).n.paid).toBe(true);
+        expect((await noteRow(line!.noteId)).n).toMatchObject({ paid: true, billed: true });
         return;
       }
-      const rebuild = fields === "deleted" ? "" : " Build a new claim for it.";
+      // A deleted note, or one no longer billed, is not to be billed on a new claim.
+      const rebuild = fields === "deleted" || fields.includes("no longer billed") ? "" : " Build a new claim for it.";
       expect([res.status, body.message]).toEqual([
         422,
         `Nothing was imported: Claim ${claim.claimNumber}: note #${line!.noteId} changed after the claim was built (${fields}); this file pays what the claim billed, not what the note says now.${rebuild} Not imported.`,
