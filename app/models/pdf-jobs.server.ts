@@ -436,8 +436,11 @@ export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJs
 /**
  * A failed job queued again by the user (only a failed one: 409 otherwise), a stale running one included (jobAsSeen:
  * its worker died). Not when Retry cannot succeed: the requester lost access ("Make it again" can), or the plan or
- * goal is deleted now (jobPlanLive), whatever the job's error was (409). A stale running job keeps its attempt number,
- * so a worker that was only slow cannot mark the retried job done over the new claim (consumePdfJob's final update).
+ * goal is deleted now (jobPlanLive), whatever the job's error was (409). The job keeps its attempt number, so the
+ * retried render is the next attempt and writes its own object (pdfJobFileKey, decision 041): a failed job's earlier
+ * file is not overwritten in place, and is deleted only once the new attempt marks the job done; a worker of a stale
+ * running job that was only slow cannot mark the retried job done over the new claim (consumePdfJob's final update).
+ * The queue's tries are per message, not this count: the retry sends a new message, which gets all of them again.
  */
 export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   const found = await findJob(ctx, id);
@@ -453,7 +456,7 @@ export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: stri
     (audit) => [
       ctx.db
         .update(pdfJobs)
-        .set({ status: "queued", error: null, attempts: sql`case when ${pdfJobs.status} = 'running' then ${pdfJobs.attempts} else 0 end`, updatedAt: at })
+        .set({ status: "queued", error: null, updatedAt: at })
         .where(and(eq(pdfJobs.id, id), or(eq(pdfJobs.status, "failed"), staleRunning(staleBefore(ctx.now())))))
         .returning(),
       audit(sql`changes() = 1`),

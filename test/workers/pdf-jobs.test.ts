@@ -191,6 +191,36 @@ describe("the plan PDF through the API and the queue", () => {
     expect(new Uint8Array(await (await env.FILES!.get(pdfJobFileKey(id, 2)))!.arrayBuffer())).toEqual(new Uint8Array(newer));
   });
 
+  // Decision 041, stop 44: the retry reset the attempt number, so the retried render wrote attempt 1's key again, in
+  // place, while that object could still be served.
+  it("a retry of a failed job whose file exists renders a new attempt under a new key; the old file goes once it wins, and the download serves the new one", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    const id = row!.id;
+    const files = async () => (await env.FILES!.list({ prefix: `pdf-jobs/${id}` })).objects.map((o) => o.key);
+    expect(await consumePdfJob(env, id)).toBe("done");
+    // Attempt 1's file, marked so it can be told from the retry's, then a failure that leaves it behind.
+    const oldBytes = new TextEncoder().encode("%PDF-1.4 attempt one");
+    await env.FILES!.put(pdfJobFileKey(id, 1), oldBytes);
+    await db().update(pdfJobs).set({ status: "failed", error: PDF_JOB_MESSAGES.renderFailed }).where(eq(pdfJobs.id, id));
+
+    const retry = await api(`/v2/pdf-jobs/${id}/retry`, { method: "POST", token });
+    expect(retry.status).toBe(202);
+    // Queued again with its attempt number kept; until the new attempt wins, the old file is still there, untouched.
+    expect(((await retry.json()) as { data: Job }).data).toMatchObject({ status: "queued", attempts: 1 });
+    expect(await files()).toContain(pdfJobFileKey(id, 1));
+    expect(new Uint8Array(await (await env.FILES!.get(pdfJobFileKey(id, 1)))!.arrayBuffer())).toEqual(oldBytes);
+
+    const done = await settled(id);
+    expect(done).toMatchObject({ status: "done", error: null, attempts: 2, fileKey: pdfJobFileKey(id, 2) });
+    expect(await files()).toEqual([pdfJobFileKey(id, 2)]);
+    const download = await api(`/v2/pdf-jobs/${id}/download`, { token });
+    expect(download.status).toBe(200);
+    const served = new Uint8Array(await download.arrayBuffer());
+    expect(served).toEqual(new Uint8Array(await (await env.FILES!.get(pdfJobFileKey(id, 2)))!.arrayBuffer()));
+    expect(served).not.toEqual(oldBytes);
+    expect(served.byteLength).toBe(done.fileSize);
+  });
+
   it("a failed render marks the job failed with a clear message, the queue does not retry what cannot change, and the user's retry succeeds", async () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
     await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, bip.id));
