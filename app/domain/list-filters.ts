@@ -31,3 +31,26 @@ export function parseFilters<S extends v.ObjectSchema<v.ObjectEntries, v.ErrorMe
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, x]) => k in schema.entries && x !== undefined));
   return parseWith(schema, picked);
 }
+
+/**
+ * A query parameter a list does not take (not its paging, search, dates or cache, nor one of its filters) is refused
+ * with this message at its name, never ignored: an ignored filter answers a list that looks filtered but is not
+ * (decision 017, 2026-11-29).
+ */
+export function unknownFilterMessage(name: string): string {
+  return `This list cannot be filtered by ${name.slice(0, 40)}.`;
+}
+
+/** The parameters of `raw` that are not in `taken`, each with its message; null when every one is taken. Pure. */
+export function unknownFilters(raw: Record<string, unknown>, taken: Iterable<string>): Record<string, string> | null {
+  const known = new Set(taken);
+  const unknown = Object.keys(raw).filter((k) => !known.has(k));
+  return unknown.length ? Object.fromEntries(unknown.map((k) => [k.slice(0, 40), unknownFilterMessage(k)])) : null;
+}
+
+/** A list's true/false filter (`billed`): empty (either) or true/false (1/0). */
+export const FILTER_FLAG_MESSAGE = "Choose true or false.";
+export const FilterFlag = v.optional(
+  v.union([v.literal(""), v.pipe(v.picklist(["true", "false", "1", "0"]), v.transform((x) => x === "true" || x === "1"))], FILTER_FLAG_MESSAGE),
+  "",
+);

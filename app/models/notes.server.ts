@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { refuseInklessDrawing } from "~/domain/signature-ink.server";
-import { FilterId } from "~/domain/list-filters";
+import { FilterFlag, FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
 import { auditLog, bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
@@ -221,10 +221,9 @@ export function noteAsInput(n: NoteJson): NoteInput {
  * A note is in scope when its location is one of the actor's and its client is not deleted (joined:
  * notes, patients). `viaOtherIndex`: a query narrowed by client or provider filters on the location
  * without offering its index (`+location_id`), so SQLite reads the client's or provider's index instead of
- * walking the whole location.
+ * walking the whole location. `scope`: the locations read (a list's, narrowed by its location filter: listScope).
  */
-export function noteScope(ctx: ModelContext, viaOtherIndex = false, at?: number): SQL {
-  const scope = locationScope(ctx.actor);
+export function noteScope(ctx: ModelContext, viaOtherIndex = false, at?: number, scope: readonly number[] | null = locationScope(ctx.actor)): SQL {
   if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
   if (!scope.length) return sql`1 = 0`;
   // `at`: one location of the scope (the notes list reads each location of a limited scope on its own, pageIds).
@@ -380,6 +379,9 @@ const dateFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check
 export const NoteFilters = v.object({
   patient_id: idFilter,
   provider_id: idFilter,
+  // The note's own stored location (decision 017), within the actor's scope: another location's lists nothing.
+  location_id: idFilter,
+  billed: FilterFlag,
   type: v.optional(v.union([v.literal(""), v.picklist(NOTE_TYPES)], "Choose a note type: rbt, bcba or combined."), ""),
   status: v.optional(v.union([v.literal(""), v.picklist(NOTE_STATUSES)], NOTE_MESSAGES.status), ""),
   date_from: dateFilter,
@@ -387,7 +389,17 @@ export const NoteFilters = v.object({
 });
 export type NoteFilters = v.InferOutput<typeof NoteFilters>;
 
-const FILTER_KEYS = ["patient_id", "provider_id", "type", "status", "date_from", "date_to"] as const;
+const FILTER_KEYS = ["patient_id", "provider_id", "location_id", "billed", "type", "status", "date_from", "date_to"] as const;
+
+/**
+ * The locations a list reads: the actor's scope (null: every location), narrowed to the location filter. A location
+ * outside the scope leaves none (`1 = 0`): the list is empty, as the clients list is for it (decision 017).
+ */
+function listScope(ctx: ModelContext, f: Pick<NoteFilters, "location_id">): readonly number[] | null {
+  const scope = locationScope(ctx.actor);
+  if (f.location_id === "") return scope;
+  return scope === null || scope.includes(f.location_id) ? [f.location_id] : [];
+}
 
 function filtersFrom(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -420,11 +432,12 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
   const to = f.date_to || query.date_to;
   const s = query.search;
   return and(
-    noteScope(ctx, f.patient_id !== "" || f.provider_id !== "", at),
+    noteScope(ctx, f.patient_id !== "" || f.provider_id !== "", at, listScope(ctx, f)),
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
     f.type !== "" ? (f.patient_id !== "" || f.provider_id !== "" ? sql`+${notes.type} = ${f.type}` : eq(notes.type, f.type)) : undefined,
     f.status !== "" ? eq(notes.status, f.status) : undefined,
+    f.billed !== "" ? eq(notes.billed, f.billed) : undefined,
     from ? sql`${notes.sessionDate} >= ${from}` : undefined,
     to ? sql`${notes.sessionDate} <= ${to}` : undefined,
     s ? searchWhere(s) : undefined,
@@ -444,7 +457,7 @@ const capOf = (query: Pick<ListQuery, "search">) => (query.search ? NOTE_SEARCH_
 
 /** A list with no filter but the actor's scope and the type: its total is exact, from note_counts. */
 function countsFromCounters(query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): boolean {
-  return !query.search && !query.date_from && !query.date_to && f.patient_id === "" && f.provider_id === "" && f.status === "" && f.date_from === "" && f.date_to === "";
+  return !query.search && !query.date_from && !query.date_to && f.patient_id === "" && f.provider_id === "" && f.status === "" && f.billed === "" && f.date_from === "" && f.date_to === "";
 }
 
 /**
@@ -458,7 +471,7 @@ function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_f
   const to = f.date_to || query.date_to;
   const s = query.search;
   const byPerson = f.patient_id !== "" || f.provider_id !== "";
-  const scope = locationScope(ctx.actor);
+  const scope = listScope(ctx, f);
   return and(
     isNull(notes.deletedAt),
     scope === null ? undefined : !scope.length ? sql`1 = 0` : idsIn(byPerson ? sql`+${notes.locationId}` : notes.locationId, scope),
@@ -469,6 +482,7 @@ function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_f
     // A client's or provider's notes are found through their own index: the type (`+`) does not offer its index.
     f.type !== "" ? (byPerson ? sql`+${notes.type} = ${f.type}` : eq(notes.type, f.type)) : byPerson ? undefined : inArray(notes.type, [...NOTE_TYPES]),
     f.status !== "" ? eq(notes.status, f.status) : undefined,
+    f.billed !== "" ? eq(notes.billed, f.billed) : undefined,
     from ? sql`${notes.sessionDate} >= ${from}` : undefined,
     to ? sql`${notes.sessionDate} <= ${to}` : undefined,
     s ? searchWhere(s) : undefined,
@@ -482,7 +496,7 @@ function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_f
  */
 function totalRead(ctx: ModelContext, query: ListQuery, f: NoteFilters, limit: number) {
   if (countsFromCounters(query, f)) {
-    const scope = locationScope(ctx.actor);
+    const scope = listScope(ctx, f);
     return ctx.db
       .select({ n: sql<number>`coalesce(sum(${noteCounts.n}), 0)`, tail: auditTail })
       .from(noteCounts)
@@ -591,7 +605,7 @@ function unionAll(terms: SQL[]): SQL {
  * PER_LOCATION_PAGE_MAX locations (decision 043, 2026-11-28 (stop 41)).
  */
 function pageIds(ctx: ModelContext, query: ListQuery, f: NoteFilters): SQL | null {
-  const scope = locationScope(ctx.actor);
+  const scope = listScope(ctx, f);
   if (scope === null || !scope.length || scope.length > PER_LOCATION_PAGE_MAX || f.patient_id !== "" || f.provider_id !== "") return null;
   const reach = offset(query) + query.per_page;
   const arm = (at: number) =>
@@ -705,7 +719,7 @@ function clientFound(ctx: ModelContext, patientId: number): SQL {
 }
 
 async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery, shape: PageShape<T>, namesClient: boolean): Promise<{ page: Paged<T>; clientName: string } | null> {
-  const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
+  const f: NoteFilters = { patient_id: patientId, provider_id: "", location_id: "", billed: "", type: type ?? "", status: "", date_from: "", date_to: "" };
   const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id, name: patientName }).from(patients).where(clientFound(ctx, patientId)), ...pageReads(ctx, query, f, shape)]);
   if (!patient) return null;
   const { page, tail } = pageOf(query, f, rest as unknown as PageRows, shape);
@@ -720,7 +734,7 @@ async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, t
  * provider filter finds them too: decision 023, stop 43). Audited; two round trips.
  */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
+  const f: NoteFilters = { patient_id: "", provider_id: providerId, location_id: "", billed: "", type: type ?? "", status: "", date_from: "", date_to: "" };
   const scope = locationScope(ctx.actor);
   const visible =
     scope === null

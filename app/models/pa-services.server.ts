@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { FilterId } from "~/domain/list-filters";
+import { FilterId, parseFilters } from "~/domain/list-filters";
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { insurances, locations, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
@@ -69,16 +69,19 @@ function select(ctx: ModelContext) {
 }
 
 const live = isNull(paServices.deletedAt);
-const PaFilters = v.object({ patient_id: FilterId });
+/** The PA services list's filters: the client, and the client's location (a PA service belongs to its client). */
+const PaFilters = v.object({ patient_id: FilterId, location_id: FilterId });
 
 export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PaServiceJson>>> {
-  const parsed = parseWith(PaFilters, { patient_id: raw.patient_id ?? "" });
+  const parsed = parseFilters(PaFilters, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const s = query.search;
   const where = and(
     live,
     patientScope(ctx),
     parsed.data.patient_id !== "" ? eq(paServices.patientId, parsed.data.patient_id) : undefined,
+    // Within the actor's scope (patientScope): another location's id lists nothing (decision 017).
+    parsed.data.location_id !== "" ? eq(patients.locationId, parsed.data.location_id) : undefined,
     s ? or(contains(paServices.paService, s), contains(paServices.cpt, s)) : undefined,
     query.date_from ? sql`${paServices.endDate} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${paServices.startDate} <= ${query.date_to}` : undefined,

@@ -4,10 +4,11 @@ import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
 import { ClientFilter, FilterId, filteredClientId } from "~/domain/bip-document";
+import { filterStatus, parseFilters } from "~/domain/list-filters";
 import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
+import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_STATUSES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
 import { fieldsSetElsewhere, isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -68,13 +69,16 @@ const categoryOrder = sql`case ${plans.category} ${sql.join(
 const PlanFilters = v.object({
   ...ClientFilter,
   bip_id: FilterId,
+  // The client's location decides (a goal belongs to its client), as on the clients and BIP lists.
+  location_id: FilterId,
+  status: filterStatus(PLAN_STATUSES),
   category: v.optional(v.union([v.literal(""), v.picklist(PLAN_CATEGORIES, PLAN_MESSAGES.category)], PLAN_MESSAGES.category), ""),
 });
 
 export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PlanJson>>> {
-  const parsed = parseWith(PlanFilters, { bip_id: raw.bip_id ?? "", category: raw.category ?? "", patient_id: raw.patient_id ?? "", client_id: raw.client_id ?? "" });
+  const parsed = parseFilters(PlanFilters, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const { bip_id: bipId, category } = parsed.data;
+  const { bip_id: bipId, category, location_id: locationId, status } = parsed.data;
   const patientId = filteredClientId(parsed.data);
   const s = query.search;
   // From/To are days on the actor's clock, as every list's (decision 039).
@@ -86,6 +90,9 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     patientId !== "" ? eq(plans.patientId, patientId) : undefined,
     bipId !== "" ? eq(plans.bipId, bipId) : undefined,
     category !== "" ? eq(plans.category, category) : undefined,
+    // Within the actor's scope (patientScope): another location's id lists nothing (decision 017).
+    locationId !== "" ? eq(patients.locationId, locationId) : undefined,
+    status !== "" ? eq(plans.status, status) : undefined,
     s ? contains(plans.name, s) : undefined,
     days.start ? sql`${plans.createdAt} >= ${days.start}` : undefined,
     days.before ? sql`${plans.createdAt} < ${days.before}` : undefined,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FILTER_ID_MESSAGE, FILTER_STATUS_MESSAGE } from "~/domain/list-filters";
+import { notes, paServices } from "~/db/schema";
+import { FILTER_FLAG_MESSAGE, FILTER_ID_MESSAGE, FILTER_STATUS_MESSAGE, unknownFilterMessage } from "~/domain/list-filters";
+import { NOTE_MESSAGES } from "~/domain/note-rules";
+import { dayNumber } from "~/domain/weeks";
 import { DATE_MESSAGE, type ListQuery } from "~/domain/paging";
 import { getActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
@@ -13,7 +16,7 @@ import * as parentsApi from "../../workers/api/parents";
 import * as patientsApi from "../../workers/api/patients";
 import * as plansApi from "../../workers/api/plans";
 import * as rateRecordsApi from "../../workers/api/rate-records";
-import type { RestResource } from "../../workers/api/rest";
+import { takenParams, type RestResource } from "../../workers/api/rest";
 import * as rolesApi from "../../workers/api/roles";
 import * as weeklyApi from "../../workers/api/weekly-reports";
 import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie } from "./helpers";
@@ -277,5 +280,148 @@ describe("weekly reports and chart comments: date_start/date_from (and date_end/
     const res = await api(`/v2/weekly-reports?plan_id=${plan.id}&${name}=2026-02-30`, { token });
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ message: DATE_MESSAGE, errors: { [name]: DATE_MESSAGE } });
+  });
+});
+
+/** Each RestResource's list and the paths that answer it (v2; the notes' and employees' v1 twins too). */
+const LIST_PATHS = new Map<object, readonly string[]>([
+  [bipsApi.bipResource, ["/v2/bips"]],
+  [employeesApi.employeeResource, ["/v2/employees", "/doctors"]],
+  [insurancesApi.insuranceResource, ["/v2/insurances"]],
+  [intakeApi.intakeAssessmentResource, ["/v2/intake-assessments"]],
+  [locationsApi.locationResource, ["/v2/locations"]],
+  [notesApi.noteRbtResource, ["/v2/notes-rbt", "/note_rbt"]],
+  [notesApi.noteBcbaResource, ["/v2/notes-bcba", "/note_bcba"]],
+  [notesApi.noteCombinedResource, ["/v2/notes-combined"]],
+  [parentsApi.parentResource, ["/v2/parents"]],
+  [patientsApi.patientResource, ["/v2/patients"]],
+  [patientsApi.paServiceResource, ["/v2/pa-services"]],
+  [plansApi.planResource, ["/v2/plans"]],
+  [plansApi.objectiveResource, ["/v2/objectives"]],
+  [rateRecordsApi.rateRecordResource, ["/v2/rate-records"]],
+  [rolesApi.roleResource, ["/v2/roles"]],
+  [weeklyApi.weeklyReportResource, ["/v2/weekly-reports"]],
+  [weeklyApi.chartCommentResource, ["/v2/chart-comments"]],
+]);
+const listPaths = [...LIST_PATHS].flatMap(([r, paths]) => paths.map((p) => [p, r as RestResource<unknown>] as const));
+
+describe("a query parameter a list does not take is refused at its name, never ignored (decision 017, stop 44)", () => {
+  it("every list is in the table", () => {
+    expect(resources.filter((r) => !LIST_PATHS.has(r)).map((r) => r.name)).toEqual([]);
+  });
+
+  it.each<readonly [string, string]>([
+    ...listPaths.map(([path]) => [`${path}?zzz=1`, "zzz"] as const),
+    // What a tester tried on the lists that do not hold them.
+    ["/v2/pa-services?billed=true", "billed"],
+    ["/v2/pa-services?status=bogus", "status"],
+    ["/v2/plans?billed=true", "billed"],
+    ["/v2/objectives?location_id=1", "location_id"],
+    ["/v2/locations?location_id=1", "location_id"],
+    ["/v2/notes-rbt?per_page=5&sort=date", "sort"],
+  ])("GET %s: 422 naming %s", async (path, name) => {
+    const { token } = await admin();
+    const res = await api(path, { token });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ message: unknownFilterMessage(name), errors: { [name]: unknownFilterMessage(name) } });
+  });
+
+  it.each(listPaths.map(([path, r]) => [path, takenParams(r).join(", "), r] as const))("GET %s takes %s (none refused as unknown)", async (path, _names, resource) => {
+    const { token } = await admin();
+    for (const name of takenParams(resource)) {
+      const res = await api(`${path}?${name}=`, { token });
+      const body = (await res.json()) as { errors?: Record<string, string> };
+      expect(body.errors?.[name], `${path}?${name}=`).not.toBe(unknownFilterMessage(name));
+    }
+  });
+});
+
+describe("location_id on the notes, PA-service and plan lists: applied within the actor's scope (decision 017, stop 44)", () => {
+  const day = "2026-10-05";
+  async function note(type: "rbt" | "bcba" | "combined", patientId: number, locationId: number, providerId: number, billed = false) {
+    const s = dayNumber(day)! * 1440 + 9 * 60;
+    const [row] = await db()
+      .insert(notes)
+      .values({ type, patientId, locationId, providerId, billed, diagnosisCode: "F84.0", cptCode: type === "rbt" ? "97153" : "97155", pos: "12", sessionDate: day, timeIn: "09:00", timeOut: "10:00", start1At: s, end1At: s + 60, startAt: s, endAt: s + 60, minutes: 60, units: 4 })
+      .returning();
+    return row!;
+  }
+  /** Two locations with a client each, every kind of record at each; a viewer of the first one only. */
+  async function world() {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const provider = await createUser({ locations: [mine.id, theirs.id] });
+    const at = async (loc: { id: number }) => {
+      const patient = await createPatient({ locationId: loc.id });
+      const noteIds = [(await note("rbt", patient.id, loc.id, provider.id)).id, (await note("bcba", patient.id, loc.id, provider.id)).id, (await note("combined", patient.id, loc.id, provider.id)).id];
+      const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct", cpt: "97153", nUnits: 40, startDate: "2026-01-01", endDate: "2026-12-31" }).returning();
+      const plan = await createPlan(await createBip(patient));
+      return { loc, patient, ids: new Set([...noteIds, pa!.id, plan.id]) };
+    };
+    const here = await at(mine);
+    const there = await at(theirs);
+    const viewer = await createUser({ permissions: ["view_notes", "view_clients", "view_bips"], locations: [mine.id] });
+    const adminUser = await createUser({ role: "ADMIN", locations: [mine.id] });
+    return { here, there, viewer: await apiToken(viewer), admin: await apiToken(adminUser) };
+  }
+  const LOCATION_LISTS = ["/v2/notes-rbt", "/v2/notes-bcba", "/v2/notes-combined", "/note_rbt", "/note_bcba", "/v2/pa-services", "/v2/plans"] as const;
+  const rows = async (path: string, token: string) => {
+    const res = await api(path, { token });
+    expect(res.status, path).toBe(200);
+    return ((await res.json()) as { data: { id: number; patient_id: number }[] }).data;
+  };
+
+  it.each(LOCATION_LISTS)("GET %s?location_id=: only that location's records; another location's, or none, for a viewer of one: no rows", async (list) => {
+    const w = await world();
+    // Every location (admin): the filter picks one location's records.
+    for (const side of [w.here, w.there]) {
+      const found = await rows(`${list}?per_page=100&location_id=${side.loc.id}`, w.admin);
+      expect(found.length, list).toBeGreaterThan(0);
+      expect(found.every((r) => r.patient_id === side.patient.id) || found.every((r) => side.ids.has(r.id)), list).toBe(true);
+      expect(found.map((r) => r.patient_id)).toContain(side.patient.id);
+      const other = side === w.here ? w.there : w.here;
+      expect(found.map((r) => r.patient_id)).not.toContain(other.patient.id);
+    }
+    // A viewer of one location: their own is listed, another's (or a location that does not exist) lists nothing.
+    expect((await rows(`${list}?per_page=100&location_id=${w.here.loc.id}`, w.viewer)).map((r) => r.patient_id)).toContain(w.here.patient.id);
+    for (const id of [w.there.loc.id, 99_999_999]) expect(await rows(`${list}?per_page=100&location_id=${id}`, w.viewer), `${list} ${id}`).toEqual([]);
+  });
+
+  it.each(LOCATION_LISTS.flatMap((list) => ["abc", "-1", "1.5"].map((bad) => [list, bad] as const)))("GET %s?location_id=%s: 422 at location_id", async (list, bad) => {
+    const w = await world();
+    const res = await api(`${list}?location_id=${bad}`, { token: w.admin });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ message: FILTER_ID_MESSAGE, errors: { location_id: FILTER_ID_MESSAGE } });
+  });
+
+  it("the notes lists: billed applies (true/false); a malformed billed or status is refused at its name", async () => {
+    const w = await world();
+    const billed = await note("rbt", w.here.patient.id, w.here.loc.id, (await createUser({ locations: [w.here.loc.id] })).id, true);
+    const ids = async (q: string) => (await rows(`/v2/notes-rbt?per_page=100&location_id=${w.here.loc.id}&${q}`, w.admin)).map((r) => r.id);
+    expect(await ids("billed=true")).toEqual([billed.id]);
+    expect(await ids("billed=1")).toEqual([billed.id]);
+    expect(await ids("billed=false")).not.toContain(billed.id);
+    expect((await ids("billed=false")).length).toBeGreaterThan(0);
+    for (const [path, field, message] of [
+      ["/v2/notes-rbt?billed=maybe", "billed", FILTER_FLAG_MESSAGE],
+      ["/note_rbt?billed=yes", "billed", FILTER_FLAG_MESSAGE],
+      ["/v2/notes-bcba?status=bogus", "status", NOTE_MESSAGES.status],
+      ["/note_bcba?status=bogus", "status", NOTE_MESSAGES.status],
+    ] as const) {
+      const res = await api(path, { token: w.admin });
+      expect(res.status, path).toBe(422);
+      expect(await res.json(), path).toMatchObject({ errors: { [field]: message } });
+    }
+  });
+
+  it("the plans list: status applies; an unknown status is refused", async () => {
+    const w = await world();
+    const bip = await createBip(w.here.patient);
+    const inactive = await createPlan(bip, { status: "inactive" });
+    const ids = (await rows(`/v2/plans?per_page=100&location_id=${w.here.loc.id}&status=inactive`, w.admin)).map((r) => r.id);
+    expect(ids).toEqual([inactive.id]);
+    const res = await api("/v2/plans?status=bogus", { token: w.admin });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ errors: { status: FILTER_STATUS_MESSAGE } });
   });
 });

@@ -12,6 +12,7 @@ import { v1Router, v2Router, type RestResource } from "./rest";
 export const bipResource: RestResource<BipJson | BipListJson> = {
   name: BIPS,
   idFilters: ["patient_id", "client_id", "location_id"],
+  filters: ["type_of_assessment", "needs_attention"],
   label: "BIP",
   view: "view_bips",
   manage: "manage_bips",

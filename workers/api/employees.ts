@@ -20,7 +20,7 @@ import {
 } from "~/models/employees.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
-import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, otherRecordId, pathId, requestVersion, v2Router, type RestResource, refuseOtherMethods } from "./rest";
+import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, otherRecordId, pathId, refuseUnknownFilters, requestVersion, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /**
  * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
@@ -49,6 +49,7 @@ const pepper = (c: Context<AppEnv>) => c.var.app.env.PASSWORD_PEPPER ?? "";
 export const employeeResource: RestResource<EmployeeJson> = {
   name: EMPLOYEES,
   idFilters: ["location_id"],
+  filters: ["status"],
   label: "Employee",
   view: "view_employees",
   manage: "manage_employees",
@@ -67,6 +68,8 @@ export const employeeResource: RestResource<EmployeeJson> = {
  */
 async function listHandler(c: Context<AppEnv>) {
   const raw = c.req.query();
+  const refused = refuseUnknownFilters(c, employeeResource);
+  if (refused) return refused;
   const parsed = parseWith(ListQuery, raw);
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
   const ctx = modelContext(c);

@@ -28,6 +28,7 @@ export const insuranceResource: RestResource<InsuranceJson> = {
   label: "Insurance",
   view: "manage_insurances",
   manage: "manage_insurances",
+  filters: ["insurer_name"],
   list: async (ctx, query, filters) => {
     const f = parseWith(InsurerFilter, { insurer_name: filters.insurer_name ?? "" });
     return f.ok ? ok(await listInsurances(ctx, query, f.data)) : invalid(f.errors);

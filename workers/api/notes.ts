@@ -22,7 +22,7 @@ import {
 } from "~/models/notes.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
+import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, refuseUnknownFilters, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
@@ -52,10 +52,15 @@ function amendmentReason(body: Record<string, unknown>): string | null {
 /** How the API records a read of notes (lists, and a change's 409 with the note as stored). */
 const noteAudit: Pick<RestResource<NoteWithHistory | NoteJson>, "audit"> = { audit: { entity: "note", patientOf: (n) => n.patient_id, showAudited: true } };
 
+/** The notes lists' filters, v2 and v1 alike (NoteFilters; `type` is the spec's, "null" for all). */
+const NOTE_ID_FILTERS = ["patient_id", "provider_id", "location_id"] as const;
+const NOTE_FILTERS = ["status", "billed", "type"] as const;
+
 function noteResource(type: NoteType, label: string): RestResource<NoteWithHistory | NoteJson> {
   return {
     name: NOTES,
-    idFilters: ["patient_id", "provider_id"],
+    idFilters: NOTE_ID_FILTERS,
+    filters: NOTE_FILTERS,
     label,
     view: "view_notes",
     manage: "manage_notes",
@@ -92,6 +97,8 @@ function listQuery(c: Context<AppEnv>) {
 function legacyRouter(type: NoteType) {
   const router = new Hono<AppEnv>()
     .get("/", view, async (c) => {
+      const refused = refuseUnknownFilters(c, { idFilters: NOTE_ID_FILTERS, filters: NOTE_FILTERS });
+      if (refused) return refused;
       const q = listQuery(c);
       if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
       const result = await listNotes(modelContext(c), q.data, { ...c.req.query(), type });

@@ -11,6 +11,7 @@ import { CLIENT_NOT_FOUND } from "~/domain/patients";
 export const patientResource: RestResource<PatientJson> = {
   name: PATIENTS,
   idFilters: ["location_id", "insurer_id", "staff_id", "parent_id"],
+  filters: ["status"],
   label: "Client",
   view: "view_clients",
   manage: "manage_clients",
@@ -28,7 +29,7 @@ export const patientResource: RestResource<PatientJson> = {
 /** PA services: same permissions as clients, scoped through the client. */
 export const paServiceResource: RestResource<PaServiceJson> = {
   name: PA_SERVICES,
-  idFilters: ["patient_id"],
+  idFilters: ["patient_id", "location_id"],
   label: "PA service",
   view: "view_clients",
   manage: "manage_clients",

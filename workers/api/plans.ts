@@ -11,7 +11,8 @@ import { answer, modelContext, unsupported, v2Router, type RestResource } from "
  */
 export const planResource: RestResource<PlanJson> = {
   name: PLANS,
-  idFilters: ["patient_id", "client_id", "bip_id"],
+  idFilters: ["patient_id", "client_id", "bip_id", "location_id"],
+  filters: ["category", "status"],
   label: "Plan",
   view: "view_bips",
   manage: "manage_bips",

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
-import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
+import { LIST_QUERY_KEYS, listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, type Permission } from "~/domain/permissions";
+import { unknownFilters } from "~/domain/list-filters";
 import { otherRecordIdMessage, parseVersion, parseWith, pathId, VERSION_MESSAGE } from "~/domain/validation";
 import { HTTPException } from "hono/http-exception";
 import type { ModelContext } from "~/models/context";
@@ -35,6 +36,11 @@ export interface RestResource<Row> {
    * so the rule is checked over every list that takes one (test/workers/list-filters.test.ts).
    */
   idFilters?: readonly string[];
+  /**
+   * The list's other filters (`status`, `category`, …). A query parameter that is neither the list query's (paging,
+   * search, dates, cache), an id filter nor one of these answers 422 naming it (takenParams; decision 017).
+   */
+  filters?: readonly string[];
   maxPerPage?: number;
   defaultPerPage?: number;
   list(ctx: ModelContext, query: ListQuery, filters: Record<string, string>): Promise<Paged<Row> | ModelResult<Paged<Row>>>;
@@ -103,8 +109,24 @@ export function listCacheKey(ctx: ModelContext, raw: Record<string, string>): st
   return `${who}|${locations}|${permissions}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
 }
 
+/** Every query parameter a list takes: the list query's, its id filters and its other filters. */
+export function takenParams(resource: Pick<RestResource<unknown>, "idFilters" | "filters">): string[] {
+  return [...LIST_QUERY_KEYS, ...(resource.idFilters ?? []), ...(resource.filters ?? [])];
+}
+
+/**
+ * The 422 for the query parameters a list does not take, each named (decision 017, 2026-11-29): a filter the list
+ * cannot apply is refused, never dropped, so an answer never looks filtered when it is not. Null when all are taken.
+ */
+export function refuseUnknownFilters(c: Context<AppEnv>, resource: Pick<RestResource<unknown>, "idFilters" | "filters">) {
+  const errors = unknownFilters(c.req.query(), takenParams(resource));
+  return errors ? jsonError(c, 422, Object.values(errors)[0]!, { errors }) : null;
+}
+
 async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   const raw = c.req.query();
+  const refused = refuseUnknownFilters(c, resource);
+  if (refused) return refused;
   const parsed = parseWith(listQuerySchema(resource.maxPerPage, resource.defaultPerPage), raw);
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
   const ctx = modelContext(c);

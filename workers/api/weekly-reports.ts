@@ -30,6 +30,7 @@ import { answer, modelContext, unsupported, v2Router, type RestResource } from "
 export const weeklyReportResource: RestResource<WeeklyReportJson> = {
   name: WEEKLY_REPORTS,
   idFilters: ["plan_id", "bip_id"],
+  filters: ["date_start", "date_end"],
   label: "Weekly report",
   view: "view_bips",
   manage: "manage_bips",
@@ -47,6 +48,7 @@ export const weeklyReportResource: RestResource<WeeklyReportJson> = {
 export const chartCommentResource: RestResource<ChartCommentJson> = {
   name: CHART_COMMENTS,
   idFilters: ["plan_id", "bip_id"],
+  filters: ["date_start", "date_end"],
   label: "Chart comment",
   view: "view_bips",
   manage: "manage_bips",
