@@ -120,7 +120,7 @@ describe("/api/v2/plans", () => {
     expect((await api(`/v2/plans`)).status).toBe(401);
   });
 
-  it("filters by the client (patient_id or client_id) as the BIP list does; a client out of scope lists nothing there and here; unknown keys are ignored as by every v2 list (probe 8952 #5)", async () => {
+  it("filters by the client (patient_id or client_id) as the BIP list does; a client out of scope lists nothing there and here; an unknown key is refused (probe 8952 #5; decision 017, stop 44)", async () => {
     const w = await world();
     const sibling = await createPatient({ locationId: w.loc.id });
     const mine = await createPlan(w.bip, { name: "Aggression" });
@@ -137,11 +137,13 @@ describe("/api/v2/plans", () => {
       [`patient_id=${w.patient.id}`, [mine.id]],
       [`client_id=${sibling.id}`, [theirs.id]],
       [`patient_id=${w.patient.id}&client_id=${sibling.id}`, [mine.id]],
-      [`patient_id=${sibling.id}&bogus=1`, [theirs.id]],
       [`patient_id=${w.otherBip.patientId}`, []],
       ["patient_id=99999999", []],
     ];
     for (const [query, goals] of cases) expect(await listed(`/v2/plans?${query}`), query).toEqual(goals);
+    const unknown = await api(`/v2/plans?patient_id=${sibling.id}&bogus=1`, { token });
+    expect(unknown.status).toBe(422);
+    expect((await json(unknown)).errors.bogus).toBe("This list cannot be filtered by bogus.");
     // The BIP list answers the same for another location's client: nothing, not an error.
     expect(await listed(`/v2/bips?patient_id=${w.otherBip.patientId}`)).toEqual([]);
     for (const path of ["/v2/bips", "/v2/plans"]) {
