@@ -206,6 +206,20 @@ export function pathId(raw: string | undefined): number | null {
 }
 
 /**
+ * A record id named in a body (JSON or a form): a positive whole number, sent as a number or as its digits in text
+ * (trimmed), by the path's rule. Anything else (a list, an object, true/false, "abc", 1.5, 0) is no id: null.
+ */
+export function bodyRecordId(raw: unknown): number | null {
+  if (typeof raw === "number") return pathId(String(raw));
+  return typeof raw === "string" ? pathId(raw.trim()) : null;
+}
+
+/** A body field that takes a record id and was sent something else (the words of every record-id field). */
+export function recordIdMessage(field: string): string {
+  return `${field.slice(0, 40)} must be a record id.`;
+}
+
+/**
  * An update body's `id` names the record it was read from: one that is not the path's record (999, or another real
  * record's) would change the wrong record while saying it changed the one meant. Null when the body names no id
  * (absent or null) or the path's own (a number, or its digits as text); else the message for the `id` field.

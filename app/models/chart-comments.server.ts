@@ -95,7 +95,8 @@ export async function updateChartComment(
   const found = await findComment(ctx, id, opts.planId);
   if (!found) return notFound("Chart comment");
   const { row } = found;
-  const fixed = movedReferences(raw, { plan_id: [row.planId, MOVE_MESSAGES.commentGoal] });
+  // The comment list takes bip_id (its goal's BIP): read-only as its plan_id (decision 017).
+  const fixed = movedReferences(raw, { plan_id: [row.planId, MOVE_MESSAGES.commentGoal], bip_id: [found.plan.bipId, MOVE_MESSAGES.commentBip] });
   if (fixed) return invalid(fixed);
   if (namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
   const parsed = parseChange(ChartCommentUpdate, raw, opts.partial ? { comment_date: row.commentDate, comment: row.comment } : null);

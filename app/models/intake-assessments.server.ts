@@ -227,7 +227,8 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   const current = await findIntakeAssessment(ctx, id);
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
-  const fixed = movedReferences(input, { patient_id: [current.patient_id, MOVE_MESSAGES.intakeClient] });
+  // client_id is the spec's name for the client (as on a BIP): the same read-only reference. Its bip_id is a field.
+  const fixed = movedReferences(input, { patient_id: [current.patient_id, MOVE_MESSAGES.intakeClient], client_id: [current.patient_id, MOVE_MESSAGES.intakeClient] });
   if (fixed) return invalid(fixed);
   if (namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
   const base = opts.partial ? intakeAsInput(current) : null;

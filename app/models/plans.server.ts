@@ -244,7 +244,12 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
   const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
-  const fixed = movedReferences(raw, { bip_id: [current.bip_id, MOVE_MESSAGES.goalBip], patient_id: [current.patient_id, MOVE_MESSAGES.goalClient] });
+  // client_id is the goal list's other name for its client (ClientFilter), so it is the same read-only reference.
+  const fixed = movedReferences(raw, {
+    bip_id: [current.bip_id, MOVE_MESSAGES.goalBip],
+    patient_id: [current.patient_id, MOVE_MESSAGES.goalClient],
+    client_id: [current.patient_id, MOVE_MESSAGES.goalClient],
+  });
   if (elsewhere || fixed) return invalid({ ...elsewhere, ...fixed });
   if (namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseChange(PlanInput, raw, opts.partial ? planAsInput(current) : null);

@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
+import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import {
   importReason,
@@ -245,6 +245,8 @@ export async function updateWeeklyReport(
     week_end: [row.weekEnd, WEEKLY_REPORT_MESSAGES.weekEndReadOnly],
     week_start: [row.weekStart, WEEKLY_REPORT_MESSAGES.weekEndReadOnly],
     plan_id: [row.planId, WEEKLY_REPORT_MESSAGES.planReadOnly],
+    // The report list takes bip_id (its goal's BIP): the same kind of read-only reference.
+    bip_id: [found.plan.bipId, MOVE_MESSAGES.reportBip],
   });
   if (namesNoField(raw, ["value", "total_units"])) return fixed ? invalid(fixed) : nothingToChange();
   const parsed = parseChange(WeeklyReportUpdate, raw, opts.partial ? { value: row.value, total_units: row.totalUnits } : null);

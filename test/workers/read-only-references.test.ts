@@ -5,13 +5,15 @@ import { api, createBip, createChartComment, createPatient, createPlan, createWe
 /**
  * The records a record belongs to (its client, behavior plan or goal) are fixed once it exists (decision 017, stop 43).
  * An update naming one with another value answers 422 at that field with "… cannot move to another …", not "Nothing to
- * change", and writes nothing (the version stays); the stored value sent back is no change.
+ * change", and writes nothing (the version stays); the stored value sent back is no change. A reference is checked under
+ * each name its lists or its BIP take it by (a goal's `client_id`, a chart comment's or weekly report's `bip_id`), and
+ * a value that is no record id (a list, true, "abc") answers the record-id words at its field (stop 44).
  */
 
 const NOTHING = "Nothing to change: send at least one field to update.";
 
-/** `refs`: each read-only reference with another record's id; `field`: a real field the update writes. */
-type Case = { name: string; path: string; refs: Record<string, number>; own: Record<string, number>; messages: Record<string, string>; field: Record<string, unknown> };
+/** `refs`: each read-only reference with another record's id; `field`, `again`: a real field the update writes, two values. */
+type Case = { name: string; path: string; refs: Record<string, number>; own: Record<string, number>; messages: Record<string, string>; field: Record<string, unknown>; again: Record<string, unknown> };
 let token: string;
 let cases: Case[];
 const NAMES = ["plan", "objective", "chart comment", "intake assessment", "BIP", "weekly report"];
@@ -29,20 +31,30 @@ beforeAll(async () => {
     {
       name: "plan",
       path: `/v2/plans/${r.plan.id}`,
-      refs: { bip_id: otherBip.id, patient_id: otherClient.id },
-      own: { bip_id: r.bip.id, patient_id: r.patient.id },
-      messages: { bip_id: MOVE_MESSAGES.goalBip, patient_id: MOVE_MESSAGES.goalClient },
+      refs: { bip_id: otherBip.id, patient_id: otherClient.id, client_id: otherClient.id },
+      own: { bip_id: r.bip.id, patient_id: r.patient.id, client_id: r.patient.id },
+      messages: { bip_id: MOVE_MESSAGES.goalBip, patient_id: MOVE_MESSAGES.goalClient, client_id: MOVE_MESSAGES.goalClient },
       field: { name: "Fewer outbursts" },
+      again: { name: "Fewer outbursts at school" },
     },
-    { name: "objective", path: `/v2/objectives/${r.objective.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: MOVE_MESSAGES.objectiveGoal }, field: { name: "Reduce to 1 per week" } },
-    { name: "chart comment", path: `/v2/chart-comments/${comment.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: MOVE_MESSAGES.commentGoal }, field: { comment: "New school" } },
+    { name: "objective", path: `/v2/objectives/${r.objective.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: MOVE_MESSAGES.objectiveGoal }, field: { name: "Reduce to 1 per week" }, again: { name: "Reduce to 2 per week" } },
+    {
+      name: "chart comment",
+      path: `/v2/chart-comments/${comment.id}`,
+      refs: { plan_id: otherPlan.id, bip_id: otherBip.id },
+      own: { plan_id: r.plan.id, bip_id: r.bip.id },
+      messages: { plan_id: MOVE_MESSAGES.commentGoal, bip_id: MOVE_MESSAGES.commentBip },
+      field: { comment: "New school" },
+      again: { comment: "New teacher" },
+    },
     {
       name: "intake assessment",
       path: `/v2/intake-assessments/${r.intake.id}`,
-      refs: { patient_id: otherClient.id },
-      own: { patient_id: r.patient.id },
-      messages: { patient_id: MOVE_MESSAGES.intakeClient },
+      refs: { patient_id: otherClient.id, client_id: otherClient.id },
+      own: { patient_id: r.patient.id, client_id: r.patient.id },
+      messages: { patient_id: MOVE_MESSAGES.intakeClient, client_id: MOVE_MESSAGES.intakeClient },
       field: { person_responding: "Father", observation_date: "2026-01-05" },
+      again: { person_responding: "Mother" },
     },
     {
       name: "BIP",
@@ -51,8 +63,17 @@ beforeAll(async () => {
       own: { patient_id: r.patient.id, client_id: r.patient.id },
       messages: { patient_id: MOVE_MESSAGES.bipClient, client_id: MOVE_MESSAGES.bipClient },
       field: { needs_attention: true },
+      again: { needs_attention: false },
     },
-    { name: "weekly report", path: `/v2/weekly-reports/${report.id}`, refs: { plan_id: otherPlan.id }, own: { plan_id: r.plan.id }, messages: { plan_id: "A weekly report cannot move to another plan." }, field: { value: 3 } },
+    {
+      name: "weekly report",
+      path: `/v2/weekly-reports/${report.id}`,
+      refs: { plan_id: otherPlan.id, bip_id: otherBip.id },
+      own: { plan_id: r.plan.id, bip_id: r.bip.id },
+      messages: { plan_id: "A weekly report cannot move to another plan.", bip_id: "A weekly report cannot move to another behavior plan." },
+      field: { value: 3 },
+      again: { value: 5 },
+    },
   ];
 });
 
@@ -99,6 +120,51 @@ describe("the stored reference sent back is no change", () => {
     expect((await stored(c)).version).toBe(before.version);
     const saved = await api(c.path, { method: "PATCH", token, body: { ...c.own, ...c.field, version: before.version } });
     expect(saved.status, await saved.clone().text()).toBe(200);
+    expect((await stored(c)).version).toBe((before.version as number) + 1);
+  });
+});
+
+describe("a reference sent as something that is not a record id", () => {
+  /** Each is no id, whatever it holds: `own` is the record's stored id. */
+  const NOT_IDS: [string, (own: number) => unknown][] = [
+    ["a list holding the stored id", (own) => [own]],
+    ["an object", (own) => ({ id: own })],
+    ["true", () => true],
+    ["letters", () => "abc"],
+    ["a fraction", (own) => own + 0.5],
+    ["zero", () => 0],
+  ];
+  const keysOf = (name: string) => Object.keys(named(name).refs);
+
+  it.each(NAMES)("%s: each reference's name answers 422 '<name> must be a record id.' at it, nothing written", async (name) => {
+    const c = named(name);
+    const before = await stored(c);
+    for (const key of keysOf(name))
+      for (const [what, value] of NOT_IDS)
+        for (const method of ["PATCH", "PUT"]) {
+          const res = await api(c.path, { method, token, body: { ...c.field, [key]: value(c.own[key]!), version: before.version } });
+          expect(res.status, `${c.name} ${method} ${key}: ${what}`).toBe(422);
+          expect(((await res.json()) as { errors: Record<string, string> }).errors, `${c.name} ${key}: ${what}`).toEqual({ [key]: `${key} must be a record id.` });
+        }
+    expect(await stored(c), c.name).toEqual(before);
+  });
+
+  it.each(NAMES)("%s: a well-formed id that is not the stored one is a move, whether a record has it or not", async (name) => {
+    const c = named(name);
+    for (const key of keysOf(name))
+      for (const value of [999999, "999999", String(c.refs[key])]) {
+        const res = await api(c.path, { method: "PATCH", token, body: { ...c.field, [key]: value } });
+        expect(res.status, `${c.name} ${key}: ${value}`).toBe(422);
+        expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ [key]: c.messages[key] });
+      }
+  });
+
+  it.each(NAMES)("%s: the stored id sent as its digits is no change; the real field saves", async (name) => {
+    const c = named(name);
+    const before = await stored(c);
+    const own = Object.fromEntries(Object.entries(c.own).map(([k, id]) => [k, ` ${id} `]));
+    const res = await api(c.path, { method: "PATCH", token, body: { ...own, ...c.again, version: before.version } });
+    expect(res.status, await res.clone().text()).toBe(200);
     expect((await stored(c)).version).toBe((before.version as number) + 1);
   });
 });
