@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { primaryOf, type Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
@@ -122,6 +122,17 @@ function signInEntry(action: string, principal: Principal | null, email: string 
 }
 
 /**
+ * A password reset's audit row (decision 019, stop 44): by nobody signed in, with the email asked for (as a failed
+ * sign-in's row has it) and how; on the account (an employee or a parent, its id) when the email has one of the kind
+ * asked for, or the code's challenge names one; else on `session`, as a failed sign-in. `parent: true` when a parent's
+ * account was asked for.
+ */
+function resetEntry(action: string, account: { email: string | null; type?: PrincipalType; id?: number }, via: SignInChannel, more: Record<string, unknown> = {}): AuditEntry {
+  const on = account.type && account.id != null ? signInChangeEntry({ type: account.type, id: account.id }, action) : { action, entity: "session", entityId: null };
+  return { ...on, detail: { email: account.email, via, ...(account.type === "parent" ? { parent: true } : {}), ...more } };
+}
+
+/**
  * The second step of a sign-in, recorded: success with the consuming writes in one batch; every refused attempt too
  * (probe 9037 L1/L2): a wrong or expired code, a code that reached no challenge (in the batch of the address's failure
  * it counts as, `attempt.writes`) and one the throttle refused (`sign_in_throttled`). A refused attempt's row names
@@ -143,11 +154,11 @@ async function recordSecondFactor(app: AuthApp, result: CodeResult, attempt: Cod
  * email was sent, else the email sent; null when neither), the chain's tail read with the throttle's count, and the
  * writes that go in the row's batch (a stranger's guess counted against the address).
  */
-type CodeAttempt = { account: { email: string | null; type?: PrincipalType }; tail: KnownTail; writes: () => BatchItem<"sqlite">[] };
+type CodeAttempt = { account: { email: string | null; type?: PrincipalType; id?: number }; tail: KnownTail; writes: () => BatchItem<"sqlite">[] };
 
-function attemptAccount(by: { email?: string }, challenge: { email: string | null; type: PrincipalType } | undefined): CodeAttempt["account"] {
+function attemptAccount(by: { email?: string }, challenge: { email: string | null; type: PrincipalType; id: number } | undefined): CodeAttempt["account"] {
   const sent = by.email ? normalizeEmail(by.email) : null;
-  if (challenge?.email && (sent === null || sent === challenge.email)) return { email: challenge.email, type: challenge.type };
+  if (challenge?.email && (sent === null || sent === challenge.email)) return { email: challenge.email, type: challenge.type, id: challenge.id };
   return { email: sent };
 }
 const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
@@ -177,6 +188,7 @@ async function addressWait(db: Db, ip: string, now: Date, challengeId: string | 
     db
       .select({
         type: twoFactorChallenges.principalType,
+        id: twoFactorChallenges.principalId,
         email: sql<string | null>`case ${twoFactorChallenges.principalType} when 'user' then (select email from users where id = ${twoFactorChallenges.principalId}) else (select email from parents where id = ${twoFactorChallenges.principalId}) end`,
       })
       .from(twoFactorChallenges)
@@ -453,11 +465,14 @@ async function startChallenge(app: AuthApp, principal: Principal, context: "logi
   return { id, ...sent };
 }
 
-/** Challenges of the live account(s) with this (normalized) email (a deleted account's address may be someone's again). */
-function challengeOfEmail(email: string) {
+/**
+ * Challenges of the live account(s) with this (normalized) email (a deleted account's address may be someone's again).
+ * `of`: the name the challenge's row goes by in the statement (an alias inside a subquery on the same table).
+ */
+function challengeOfEmail(email: string, of: SQL = sql`"two_factor_challenges"`) {
   return sql`(
-    (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email} and deleted_at is null))
-    or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email} and deleted_at is null))
+    (${of}."principal_type" = 'user' and ${of}."principal_id" in (select id from users where email = ${email} and deleted_at is null))
+    or (${of}."principal_type" = 'parent' and ${of}."principal_id" in (select id from parents where email = ${email} and deleted_at is null))
   )`;
 }
 
@@ -548,7 +563,7 @@ async function findForCode<F extends Pending | Decoy>(
   const attempt: CodeAttempt = { account: attemptAccount(by, challenge), tail, writes: () => [] };
   if (wait > 0) return { found: { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait }, attempt };
   const found = await find(now);
-  if (found) return { found, attempt: found.principal ? { ...attempt, account: { email: found.principal.email, type: found.principal.type } } : attempt };
+  if (found) return { found, attempt: found.principal ? { ...attempt, account: { email: found.principal.email, type: found.principal.type, id: found.principal.id } } : attempt };
   return { found: { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge }, attempt: { ...attempt, writes: () => [addressFailure(app.db, app.ip, now)] } };
 }
 
@@ -756,43 +771,59 @@ const decoyTag = (email: string) => sha256Hex(`decoy:${email}`);
 const decoyOf = (tag: string) => and(eq(twoFactorChallenges.principalId, DECOY.id), eq(twoFactorChallenges.codeHash, tag));
 
 /**
- * Voids the pending resets a new request replaces: the account's (when it has one) and its email's decoys. Past
- * the hour's resets no request gets this far, so a stranger cannot end the owner's pending reset that way.
+ * The email's reset requests of the last hour: its live accounts' reset challenges and its decoys alike, so the count
+ * is the same whether or not the address has an account (decision 016, stop 33). A scalar subquery (on its own alias,
+ * so it counts the same inside a statement on two_factor_challenges): read with the request's account, and the
+ * condition of the request's writes (resetRoom).
  */
-function voidPendingResets(db: Db, of: { principal: Principal | null; tag: string }, at: string) {
-  const replaced = or(decoyOf(of.tag), of.principal ? and(eq(twoFactorChallenges.principalType, of.principal.type), eq(twoFactorChallenges.principalId, of.principal.id)) : undefined);
+function resetsThisHour(email: string, tag: string, since: string) {
+  return sql<number>`(select count(*) from two_factor_challenges r
+    where r.context = 'password_reset' and r.created_at > ${since}
+      and (${challengeOfEmail(email, sql.raw("r"))} or (r.principal_id = ${DECOY.id} and r.code_hash = ${tag})))`.mapWith(Number);
+}
+
+/** Whether the email may have one more reset this hour: the WHERE of the request's two writes. */
+const resetRoom = (email: string, tag: string, since: string) => sql`${resetsThisHour(email, tag, since)} < ${RESET_REQUESTS_PER_HOUR}`;
+
+/**
+ * Voids the pending resets a new request replaces: the account's (when it has one) and its email's decoys, only while
+ * the hour has room (`room`): past the hour's resets nothing is voided, so a stranger cannot end the owner's pending
+ * reset that way.
+ */
+function voidPendingResets(db: Db, of: { principal: Principal | null; kind: PrincipalType; tag: string }, at: string, room: SQL) {
+  // Without an account, the same statement names an account no row has (ids start at 1), so its text is the same.
+  const account = of.principal ?? { type: of.kind, id: -1 };
+  const replaced = or(decoyOf(of.tag), and(eq(twoFactorChallenges.principalType, account.type), eq(twoFactorChallenges.principalId, account.id)));
   return db
     .update(twoFactorChallenges)
     .set({ consumedAt: at })
-    .where(and(eq(twoFactorChallenges.context, "password_reset"), isNull(twoFactorChallenges.consumedAt), replaced));
+    .where(and(eq(twoFactorChallenges.context, "password_reset"), isNull(twoFactorChallenges.consumedAt), replaced, room));
 }
 
 type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
 
 /**
- * Always answers the same way, and does the same work whether or not an account has that email (no timing
- * tells): one batch reads the account of the kind asked for (staff, or parent as the sign-in's tick says) and the
- * hour's resets, a code is drawn and hashed, one batch of two writes follows (without such an account it records a
- * decoy, also when the email is the other kind's: decision 016, stop 35), and the email itself is sent after the
- * answer (waitUntil; a failed send is recorded, recordEmailFailure). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
+ * Always answers the same way, and does the same work whether or not an account has that email, and whether or not
+ * the hour's 5 requests for it were made (no timing tells; decision 016): one batch reads the account of the kind
+ * asked for (staff, or parent as the sign-in's tick says), the hour's resets and the audit chain's tail; a code is
+ * drawn and hashed; one batch of the two writes and the `password_reset_requested` row follows. Without such an
+ * account the writes record a decoy (also when the email is the other kind's: decision 016, stop 35). Both writes run
+ * only while the hour has room (resetRoom, in their own WHERE): past 5 requests an hour for the email, known or not,
+ * nothing is stored or voided, and nothing is sent; the row is written all the same (decision 019, stop 44). The email
+ * itself is sent after the answer (waitUntil; a failed send is recorded, recordEmailFailure).
  */
-export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType): Promise<{ challengeId: string }> {
+export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType, via: SignInChannel): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
   const now = app.now();
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
   const tag = await decoyTag(email);
   const table = kind === "user" ? users : parents;
-  const [accountRows, recentRows] = await app.db.batch([
+  const [accountRows, [hour]] = await app.db.batch([
     app.db.select().from(table).where(and(eq(table.email, email), isNull(table.deletedAt), eq(table.status, "active"))),
-    app.db
-      .select({ n: count() })
-      .from(twoFactorChallenges)
-      .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), or(challengeOfEmail(email), decoyOf(tag)))),
+    app.db.select({ n: resetsThisHour(email, tag, since), tail: auditTail }).from(sql`(select 1)`),
   ]);
   const principal: Principal | null = accountRows[0] ? principalOf(kind, accountRows[0]) : null;
-  // Past the hour's requests for this email (its account's and its decoys alike) nothing is stored or sent, so a
-  // flood adds no rows; the answer is the same, with an id that leads nowhere (decision 016, stop 33).
-  if ((recentRows[0]?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return { challengeId: randomToken(24) };
+  const limited = (hour?.n ?? 0) >= RESET_REQUESTS_PER_HOUR;
 
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const id = randomToken(24);
@@ -802,11 +833,32 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
   const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
   // Without an account to send to, the same two statements record a decoy in place of the challenge.
   const stored = principal ? { principalType: principal.type, principalId: principal.id, codeHash: hash } : { principalType: DECOY.type, principalId: DECOY.id, codeHash: tag };
-  await app.db.batch([
-    voidPendingResets(app.db, { principal, tag }, at),
-    app.db.insert(twoFactorChallenges).values({ id, ...stored, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, expiresAt, createdAt: at }),
-  ]);
-  if (!principal) return { challengeId: id };
+  const row = {
+    id,
+    ...stored,
+    context: "password_reset",
+    expiresAt,
+    attemptsRemaining: TWO_FACTOR_ATTEMPTS,
+    sends: 1,
+    resetTokenHash: null,
+    resetTokenExpiresAt: null,
+    consumedAt: null,
+    createdAt: at,
+    accessGeneration: 0,
+  } as const;
+  const room = resetRoom(email, tag, since);
+  // The row names the account asked for when there is one, and says when the hour's requests were already made (the
+  // count as read); the requester is answered the same either way.
+  const entry = resetEntry("password_reset_requested", { email, type: kind, id: principal?.id }, via, limited ? { limited: true } : {});
+  const [, inserted] = await withAudit(
+    app.db,
+    anonymous(app.ip),
+    entry,
+    () => [voidPendingResets(app.db, { principal, kind, tag }, at, room), app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${room}`).returning({ id: twoFactorChallenges.id })],
+    hour ? hour.tail : undefined,
+  );
+  // Past the hour's requests the id answered leads nowhere: nothing was stored under it (decision 016, stop 33).
+  if (!principal || inserted.length === 0) return { challengeId: id };
   app.waitUntil(
     // A failed send is not revealed to the caller (decision 016) but recorded for administrators (decision 005).
     app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch(async (e: unknown) => {
@@ -841,11 +893,13 @@ export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<Cod
  * A correct reset code yields a one-time reset token valid for 15 minutes. Like a sign-in code, it is checked
  * only against the challenge the requesting client was given (`challengeId`), never by the email alone.
  */
-export async function verifyPasswordResetCode(app: AuthApp, challengeId: string, email: string, code: string): Promise<ResetVerifyResult> {
+export async function verifyPasswordResetCode(app: AuthApp, challengeId: string, email: string, code: string, via: SignInChannel): Promise<ResetVerifyResult> {
   const { result, attempt } = await checkCode(app, { id: challengeId, email }, code, "password_reset");
   if (result.kind !== "ok") {
-    const writes = attempt.writes();
-    if (writes.length > 0) await app.db.batch(writes as [BatchItem<"sqlite">]);
+    // Every refused code is recorded (decision 019, stop 44), a decoy's as a real challenge's, with the address's
+    // failure of a code that reached no challenge in the row's batch, and on the chain's tail read with the throttle.
+    const action = result.kind === "throttled" ? "password_reset_throttled" : "password_reset_failed";
+    await withAudit(app.db, anonymous(app.ip), resetEntry(action, attempt.account, via), (() => attempt.writes()) as () => [], attempt.tail);
     return result;
   }
   const token = randomToken();

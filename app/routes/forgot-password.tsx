@@ -20,7 +20,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // The same answer whether or not the account exists: the next screen never says which. The parent tick resets the
   // parent account of the email, as on sign-in; without it, the staff account (decision 016, stop 35).
   const kind = parsed.data.parent ? "parent" : "user";
-  const { challengeId } = await requestPasswordReset(app, parsed.data.email, kind);
+  const { challengeId } = await requestPasswordReset(app, parsed.data.email, kind, "screen");
   // A new request starts over: a reset token left from an earlier attempt is dropped.
   const [, clearToken] = clearResetCookies(app.secure);
   return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetKindCookie(kind, app.secure), resetChallengeCookie(challengeId, app.secure), clearToken!]);

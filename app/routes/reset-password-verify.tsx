@@ -33,7 +33,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = formFields(await request.formData());
 
   if (form.intent === "resend") {
-    const { challengeId } = await requestPasswordReset(app, email, readResetKind(request));
+    const { challengeId } = await requestPasswordReset(app, email, readResetKind(request), "screen");
     return redirectWithCookies("/reset-password-verify?sent=1", [resetChallengeCookie(challengeId, app.secure)]);
   }
 
@@ -42,7 +42,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (parsed.errors.email) return redirect("/forgot-password", 303);
     return data<Answer>({ errors: parsed.errors, message: null }, { status: 422 });
   }
-  const result = await verifyPasswordResetCode(app, readResetChallenge(request) ?? "", parsed.data.email, parsed.data.code);
+  const result = await verifyPasswordResetCode(app, readResetChallenge(request) ?? "", parsed.data.email, parsed.data.code, "screen");
   switch (result.kind) {
     case "ok":
       return redirectWithCookies("/reset-password-change", [resetTokenCookie(result.resetToken, app.secure)]);

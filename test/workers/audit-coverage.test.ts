@@ -716,11 +716,15 @@ describe("changes to who can sign in as an account are audited with the change (
     const asked = (await (await api("/password-reset/request", { method: "POST", body: { email: user.email } })).json()) as { challenge_id: string };
     const code = codeIn((await lastEmail(user.email))!.text);
     const verified = (await (await api("/password-reset/verify", { method: "POST", body: { email: user.email, code, challenge_id: asked.challenge_id } })).json()) as { reset_token: string };
-    expect(await rowsOn("employee", user.id)).toEqual([]);
+    // The request is recorded on the account by nobody signed in (decision 019, stop 44); the right code writes nothing.
+    expect((await rowsOn("employee", user.id)).map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password_reset_requested", "anonymous", null]]);
     const res = await api("/password-reset/change", { method: "POST", body: { email: user.email, reset_token: verified.reset_token, password: "reset-pass-123", password_confirmation: "reset-pass-123" } });
     expect(res.status).toBe(200);
     const rows = await rowsOn("employee", user.id);
-    expect(rows.map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password_reset", "user", user.id]]);
+    expect(rows.map((r) => [r.action, r.actorType, r.actorId])).toEqual([
+      ["password_reset_requested", "anonymous", null],
+      ["password_reset", "user", user.id],
+    ]);
     expect(JSON.stringify(rows)).not.toContain("reset-pass-123");
     expect(JSON.stringify(rows)).not.toContain(verified.reset_token);
   });

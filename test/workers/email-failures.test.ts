@@ -213,7 +213,7 @@ describe("a password reset code that cannot be sent", () => {
     const failing: EmailSender = { name: "resend", send: async () => Promise.reject(new EmailSendError("down")) };
     vi.spyOn(console, "warn").mockImplementation(() => {});
     const pending: Promise<unknown>[] = [];
-    const result = await requestPasswordReset({ db: db(), env, email: failing, ip: "10.0.0.1", isDev: true, now: () => new Date(), waitUntil: (p) => pending.push(p) }, user.email, "user");
+    const result = await requestPasswordReset({ db: db(), env, email: failing, ip: "10.0.0.1", isDev: true, now: () => new Date(), waitUntil: (p) => pending.push(p) }, user.email, "user", "api");
     expect(result.challengeId).toBeTruthy();
     await Promise.all(pending);
     const [row] = await failures("employee", user.id);

@@ -1,12 +1,13 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, gt } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { describe, expect, it, vi } from "vitest";
-import { outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
+import { auditLog, outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { requestPasswordReset } from "~/models/auth.server";
 import { forgetAuthSettings, getAuthSettings } from "~/models/settings.server";
 import { issueAccessToken } from "~/services/tokens.server";
+import { verifyAuditChain } from "~/services/audit.server";
 import { outboxSender } from "~/services/email.server";
 import worker from "../../workers/app";
 import countingWorker from "../bench/d1-count-worker";
@@ -398,26 +399,35 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     expect(codeIn((await lastEmail(account.email))!.text)).toMatch(/^\d{6}$/);
   });
 
-  /** Runs the request against a statement-counting database, counting SHA-256 digests and deferred sends. */
+  /**
+   * Runs the request against a statement-counting database, counting SHA-256 digests and deferred sends; `sql`: the
+   * text of its statements in order, and `rows`: the audit rows it wrote.
+   */
   async function measure(email: string, kind: "user" | "parent" = "user") {
     // The settings are cached per isolate for 30 s: a fresh copy for each call, so none expires halfway through one.
     forgetAuthSettings();
     await getAuthSettings(db());
     const counting = countingDb();
     const deferred: Promise<unknown>[] = [];
+    const [newest] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     const digest = vi.spyOn(crypto.subtle, "digest");
     await requestPasswordReset(
       { db: counting.db, env, email: outboxSender(db()), ip: newIp(), isDev: true, now: () => new Date(), waitUntil: (p) => deferred.push(p) },
       email,
       kind,
+      "api",
     );
     const hashes = digest.mock.calls.length;
     digest.mockRestore();
     await Promise.all(deferred);
-    return { statements: counting.statements(), roundTrips: counting.roundTrips(), hashes, deferred: deferred.length };
+    const rows = await db()
+      .select({ action: auditLog.action, entity: auditLog.entity, entityId: auditLog.entityId, detail: auditLog.detail })
+      .from(auditLog)
+      .where(gt(auditLog.id, newest?.id ?? 0));
+    return { statements: counting.statements(), roundTrips: counting.roundTrips(), hashes, deferred: deferred.length, sql: counting.queries(), rows };
   }
 
-  it("runs the same D1 statements in the same round trips and the same hashing; only a real account gets an email, after the answer", async () => {
+  it("runs the same D1 statements in the same round trips and the same hashing, within the hour's 5 or past them; only a real account gets an email, after the answer", async () => {
     const user = await createUser();
     const parent = await createParent();
     const limited = await createUser();
@@ -432,14 +442,33 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     const forParentAsStaff = await measure(parent.email);
     const forLimited = await measure(limited.email);
     const forLimitedUnknown = await measure(limitedUnknown);
-    expect(forUser).toEqual({ statements: 4, roundTrips: 2, hashes: 2, deferred: 1 });
-    expect(forParent).toEqual(forUser);
-    expect(forUnknown).toEqual({ ...forUser, deferred: 0 });
-    expect(forParentAsStaff).toEqual(forUnknown);
-    // Past the hour's 5 requests for an address (decoys counted too), the read alone: nothing written, nothing sent.
-    expect(forLimited).toEqual({ statements: 2, roundTrips: 1, hashes: 1, deferred: 0 });
-    expect(forLimitedUnknown).toEqual(forLimited);
+    const work = ({ statements, roundTrips, hashes, sql }: Awaited<ReturnType<typeof measure>>) => ({ statements, roundTrips, hashes, sql });
+    // One batch reads the account, the hour's count and the chain's tail; one batch writes the challenge (or decoy),
+    // voids the ones it replaces and appends the audit row: the tag, the code and the row are hashed (decision 019, stop 44).
+    expect(work(forUser)).toMatchObject({ statements: 5, roundTrips: 2, hashes: 3 });
+    expect(forUser.deferred).toBe(1);
+    expect(forParent.deferred).toBe(1);
+    // The same statements, in the same order, for every case; past the hour's 5 requests too (their writes then store
+    // nothing, in their own WHERE).
+    for (const other of [forUnknown, forParentAsStaff, forLimited, forLimitedUnknown]) {
+      expect(work(other)).toEqual(work(forUser));
+      expect(other.deferred).toBe(0);
+    }
+    // A parent's account is read from its own table (its own columns); every other statement is the staff account's.
+    expect({ ...work(forParent), sql: forParent.sql.slice(1) }).toEqual({ ...work(forUser), sql: forUser.sql.slice(1) });
+    expect(forParent.sql[0]).toMatch(/ from "parents" where/);
     expect((await emailsCount()) - before).toBe(2);
+
+    // Each request writes one row, whatever the email: on the account when the email has one of the kind asked for.
+    const detail = (r: { detail: string | null }) => JSON.parse(r.detail ?? "null");
+    const row = (m: Awaited<ReturnType<typeof measure>>) => (expect(m.rows).toHaveLength(1), { ...m.rows[0]!, detail: detail(m.rows[0]!) });
+    expect(row(forUser)).toEqual({ action: "password_reset_requested", entity: "employee", entityId: String(user.id), detail: { email: user.email, via: "api" } });
+    expect(row(forParent)).toEqual({ action: "password_reset_requested", entity: "parent", entityId: String(parent.id), detail: { email: parent.email, via: "api", parent: true } });
+    expect(row(forUnknown)).toEqual({ action: "password_reset_requested", entity: "session", entityId: null, detail: { email: "nobody-at-all@test.example", via: "api" } });
+    expect(row(forParentAsStaff)).toEqual({ action: "password_reset_requested", entity: "session", entityId: null, detail: { email: parent.email, via: "api" } });
+    expect(row(forLimited)).toEqual({ action: "password_reset_requested", entity: "employee", entityId: String(limited.id), detail: { email: limited.email, via: "api", limited: true } });
+    expect(row(forLimitedUnknown)).toEqual({ action: "password_reset_requested", entity: "session", entityId: null, detail: { email: limitedUnknown, via: "api", limited: true } });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 
   async function emailsCount() {

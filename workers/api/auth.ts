@@ -139,7 +139,7 @@ export const authApi = new Hono<AppEnv>()
     if (raw.context === "password_reset") {
       const parsed = parseWith(ResetRequestInput, raw);
       if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user");
+      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
       return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: challengeId });
     }
     return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
@@ -162,13 +162,13 @@ export const authApi = new Hono<AppEnv>()
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     // challenge_id (added to the spec's answer) goes with the email and code to verify; an unknown email gets one too.
     // `parent: true` resets the parent account of the email, as on sign-in; without it, the staff account.
-    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user");
+    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
     return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: challengeId });
   })
   .post("/password-reset/verify", async (c) => {
     const parsed = parseWith(ResetVerifyInput, await readBody(c));
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const result = await verifyPasswordResetCode(c.var.app, parsed.data.challenge_id, parsed.data.email, parsed.data.code);
+    const result = await verifyPasswordResetCode(c.var.app, parsed.data.challenge_id, parsed.data.email, parsed.data.code, "api");
     if (result.kind !== "ok") return codeFailure(c, result);
     return c.json({ message: "Code verified.", reset_token: result.resetToken });
   })
