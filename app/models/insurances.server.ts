@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, ne, notExists, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { changeDetail } from "~/domain/audit-changes";
 import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
 import { INSURER_IN_USE, SERVICE_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -334,6 +335,37 @@ function serviceAsInput(s: InsuranceServiceJson): Record<string, unknown> {
 }
 
 /**
+ * The fields of a price whose old and new values its update's audit row shows: all that decide what a note is charged
+ * (decision 019, stop 44); the description, free text, by name only.
+ */
+const SERVICE_SHOWN = ["code", "provider", "type", "location_id", "unit_price", "hourly_fee", "max_allowed", "max_per_day", "multiplier", "auto_on_pos", "auto_on_provider", "auto_on_same_day", "auto_on_overlapping"];
+
+/** What an update changes of a price, for its audit row (changeDetail): the stored service against what the save writes. */
+function serviceChange(current: InsuranceServiceJson, input: InsuranceServiceInput) {
+  const written = serviceValues(input);
+  return changeDetail(
+    { ...serviceAsInput(current), type: current.type },
+    {
+      code: serviceCode(input.code.cpt, input.code.modifiers),
+      provider: written.provider,
+      type: written.type,
+      location_id: written.locationId,
+      description: written.description,
+      unit_price: written.unitPrice,
+      hourly_fee: written.hourlyFee,
+      max_allowed: written.maxAllowed,
+      max_per_day: written.maxPerDay,
+      multiplier: written.multiplier,
+      auto_on_pos: written.autoOnPos,
+      auto_on_provider: written.autoOnProvider,
+      auto_on_same_day: written.autoOnSameDay,
+      auto_on_overlapping: written.autoOnOverlapping,
+    },
+    SERVICE_SHOWN,
+  );
+}
+
+/**
  * What a service write checks against the database, in one read: its new location, when given, must exist and be one
  * the actor can see (the stored one was checked when the service was found: getInsuranceService answers only services
  * in scope, so moving a service needs both); and, with `twins`, it must not be a twin of a live service of the insurer
@@ -416,7 +448,7 @@ export async function updateInsuranceService(
     serviceTwinKey({ insuranceId: current.insurance_id, cptCode: current.cpt_code, modifiers: splitModifiers(current.modifiers), provider: current.provider, locationId: current.location_id });
   const refused = await checkService(ctx, current.insurance_id, input, moved ? { exceptId: id } : null);
   if (refused) return invalid(refused);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id, ...serviceChange(current, parsed.data) } }, () => [
     ctx.db
       .update(insuranceServices)
       .set({ ...serviceValues(parsed.data), version: sql`${insuranceServices.version} + 1`, updatedAt: ctx.now().toISOString() })

@@ -2,6 +2,7 @@ import { inArray, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { settings } from "~/db/schema";
 import { DEFAULT_ABSOLUTE_HOURS, DEFAULT_CODE_EXPIRY_MINUTES, DEFAULT_IDLE_MINUTES } from "~/domain/auth-rules";
+import { changeDetail } from "~/domain/audit-changes";
 import { isSuperadmin } from "~/domain/permissions";
 import { demoModeOn, PORTAL_SHOW_NARRATIVE, PORTAL_SHOW_NARRATIVE_DEFAULT, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
 import { parseWith } from "~/domain/validation";
@@ -136,21 +137,33 @@ export async function updateSettings(ctx: ModelContext, runner: JobRunner, deplo
   if (!parsed.ok) return invalid(parsed.errors);
   const now = await readAuthSettings(ctx.db);
   const next = parsed.data;
-  const changes: [string, string][] = [];
-  if (next.code_expiry_minutes !== now.codeExpiryMinutes) changes.push([KEYS.codeExpiryMinutes, String(next.code_expiry_minutes)]);
-  if (next.idle_minutes !== now.idleMinutes) changes.push([KEYS.idleMinutes, String(next.idle_minutes)]);
-  if (next.absolute_hours !== now.absoluteHours) changes.push([KEYS.absoluteHours, String(next.absolute_hours)]);
-  if (next.demo_mode !== demoModeOn(now.demoMode, deploymentDemoMode)) changes.push([KEYS.demoMode, String(next.demo_mode)]);
-  if (next.portal_show_narrative !== now.portalShowNarrative) changes.push([KEYS.portalShowNarrative, String(next.portal_show_narrative)]);
+  // Each setting as in effect now (the demo flag resolved against the deployment's) and as the save sets it, by key.
+  const inEffect: Record<string, number | boolean> = {
+    [KEYS.codeExpiryMinutes]: now.codeExpiryMinutes,
+    [KEYS.idleMinutes]: now.idleMinutes,
+    [KEYS.absoluteHours]: now.absoluteHours,
+    [KEYS.demoMode]: demoModeOn(now.demoMode, deploymentDemoMode),
+    [KEYS.portalShowNarrative]: now.portalShowNarrative,
+  };
+  const sent: Record<string, number | boolean> = {
+    [KEYS.codeExpiryMinutes]: next.code_expiry_minutes,
+    [KEYS.idleMinutes]: next.idle_minutes,
+    [KEYS.absoluteHours]: next.absolute_hours,
+    [KEYS.demoMode]: next.demo_mode,
+    [KEYS.portalShowNarrative]: next.portal_show_narrative,
+  };
+  const changes = Object.keys(sent).filter((k) => sent[k] !== inEffect[k]);
   const form = { ...next, deployment_demo_mode: deploymentDemoMode === "true" };
   if (!changes.length) return ok(form, SETTINGS_MESSAGES.unchanged);
   const narrativeChanged = next.portal_show_narrative !== now.portalShowNarrative;
   const at = ctx.now().toISOString();
-  const results = await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () => [
-    ...changes.map(([key, value]) =>
+  // What the save changes, every setting with its old and new value: switches and numbers, no one's data (decision 019, stop 44).
+  const detail = changeDetail(inEffect, Object.fromEntries(changes.map((k) => [k, sent[k]])), changes);
+  const results = await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.join(","), detail }, () => [
+    ...changes.map((key) =>
       ctx.db
         .insert(settings)
-        .values({ key, value })
+        .values({ key, value: String(sent[key]) })
         .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } }),
     ),
     bumpListVersion(ctx.db, "settings"),

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, insuranceServices, insurances, paServices, patients, userRoles, users } from "~/db/schema";
 import { addDays } from "~/domain/weeks";
 import { verifyAuditChain } from "~/services/audit.server";
-import { api, apiToken, createLocation, createParent, createPatient, createRole, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createParent, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * An update's audit row says what changed (decision 019, 2026-11-28 stop 43; probe 9041 §1): for an employee, a PA
@@ -198,3 +198,108 @@ describe("a client's update row", () => {
   });
 });
 
+
+/**
+ * The same for a settings save and a price (decision 019, 2026-11-29 stop 44; probe 9043 §4): switches, numbers and
+ * money with their old and new values; a price's description by name only.
+ */
+type Case = { name: string; body: () => Record<string, unknown>; changed: string[]; from?: () => Record<string, unknown>; to?: () => Record<string, unknown>; hidden?: string[]; also?: Record<string, unknown> };
+
+async function expectRow(entity: string, id: number, c: Case) {
+  const row = await updateRow(entity, id);
+  expect(row.parsed.changed).toEqual(c.changed);
+  expect(row.parsed.from).toEqual(c.from?.());
+  expect(row.parsed.to).toEqual(c.to?.());
+  if (c.also) expect(row.parsed).toMatchObject(c.also);
+  for (const text of c.hidden ?? []) expect(row.detail).not.toContain(text);
+  return row;
+}
+
+/** The logs report's Changes text of the newest row of the record, on the screen and in the CSV. */
+async function logsShow(record: string, text: string, actor = w.admin) {
+  const query = `action=update&actor_id=${actor}&per_page=100`;
+  const csv = await (await request(`/reports/logs/export.csv?${query}`, { cookie: w.cookie })).text();
+  expect(csv.split("\n").find((l) => l.includes(`${record},`))).toContain(text);
+  const html = (await (await request(`/reports/logs?${query}`, { cookie: w.cookie })).text()).replaceAll("&#x27;", "'").replaceAll("&gt;", ">");
+  expect(html).toContain(text);
+}
+
+describe("a settings save's row", () => {
+  const fields = { intent: "save", code_expiry_minutes: "5", idle_minutes: "30", absolute_hours: "12", demo_mode: "true" };
+  let superadmin: string;
+  let superadminId: number;
+  beforeAll(async () => {
+    const user = await createUser({ role: "SUPERADMIN" });
+    superadminId = user.id;
+    superadmin = await signInCookie(user);
+  });
+  const newestSettingRow = async () => {
+    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.entity, "setting"), eq(auditLog.action, "update"))).orderBy(desc(auditLog.id)).limit(1);
+    return { ...row!, parsed: JSON.parse(row!.detail ?? "null") as unknown };
+  };
+  const cases: [string, Record<string, string>, Record<string, string>, unknown][] = [
+    [
+      "the parent-portal narrative switched on",
+      fields,
+      { ...fields, portal_show_narrative: "true" },
+      { changed: ["portal_show_narrative"], from: { portal_show_narrative: false }, to: { portal_show_narrative: true } },
+    ],
+    [
+      "and off again",
+      { ...fields, portal_show_narrative: "true" },
+      fields,
+      { changed: ["portal_show_narrative"], from: { portal_show_narrative: true }, to: { portal_show_narrative: false } },
+    ],
+    [
+      "two numbers",
+      fields,
+      { ...fields, idle_minutes: "45", absolute_hours: "8" },
+      { changed: ["session_idle_minutes", "session_absolute_hours"], from: { session_idle_minutes: 30, session_absolute_hours: 12 }, to: { session_idle_minutes: 45, session_absolute_hours: 8 } },
+    ],
+  ];
+  it.each(cases)("%s: the keys with their old and new values", async (_name, start, save, detail) => {
+    expect((await form("/settings", start, superadmin)).status).toBe(303);
+    expect((await form("/settings", save, superadmin)).status).toBe(303);
+    expect((await newestSettingRow()).parsed).toEqual(detail);
+    expect((await form("/settings", fields, superadmin)).status).toBe(303);
+  });
+
+  it("the logs report shows the switch going on and off", async () => {
+    expect((await form("/settings", { ...fields, portal_show_narrative: "true" }, superadmin)).status).toBe(303);
+    await logsShow("setting #portal_show_narrative", "portal_show_narrative: false → true", superadminId);
+    expect((await form("/settings", fields, superadmin)).status).toBe(303);
+    await logsShow("setting #portal_show_narrative", "portal_show_narrative: true → false", superadminId);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
+describe("a price's update row", () => {
+  /** A price of its own insurer (so a new code or location is never another price's twin): 97153, rbt, 17.25. */
+  async function price() {
+    const [i] = await db().insert(insurances).values({ name: `Prices ${uniq()}` }).returning();
+    const [s] = await db().insert(insuranceServices).values({ insuranceId: i!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 17.25, description: "Direct therapy" }).returning();
+    return { id: s!.id, insurer: i!.id };
+  }
+  const cases: Case[] = [
+    { name: "the unit price 17.25 → 20.00", body: () => ({ unit_price: "20.00" }), changed: ["unit_price"], from: () => ({ unit_price: 17.25 }), to: () => ({ unit_price: 20 }) },
+    { name: "the multiplier", body: () => ({ multiplier: 1.5 }), changed: ["multiplier"], from: () => ({ multiplier: 1 }), to: () => ({ multiplier: 1.5 }) },
+    { name: "a maximum per day", body: () => ({ max_per_day: 8 }), changed: ["max_per_day"], from: () => ({ max_per_day: null }), to: () => ({ max_per_day: 8 }) },
+    { name: "the code", body: () => ({ code: "97155" }), changed: ["code"], from: () => ({ code: "97153" }), to: () => ({ code: "97155" }) },
+    { name: "the provider (and so the type)", body: () => ({ provider: "bcba" }), changed: ["provider", "type"], from: () => ({ provider: "rbt", type: "rbt" }), to: () => ({ provider: "bcba", type: "bcba" }) },
+    { name: "a location", body: () => ({ location_id: w.A }), changed: ["location_id"], from: () => ({ location_id: null }), to: () => ({ location_id: w.A }) },
+    { name: "the description: its name only", body: () => ({ description: "Renamed therapy line" }), changed: ["description"], hidden: ["Renamed therapy line"] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const { id, insurer } = await price();
+    const res = await api(`/insurance/update/service/${id}`, { method: "PATCH", token: w.token, body: c.body() });
+    expect(res.status, await res.clone().text()).toBe(200);
+    // The insurer stays named beside the change.
+    await expectRow("insurance_service", id, { ...c, also: { insurance_id: insurer } });
+  });
+
+  it("the logs report shows the old and new price", async () => {
+    const { id } = await price();
+    expect((await api(`/insurance/update/service/${id}`, { method: "PATCH", token: w.token, body: { unit_price: "20.00" } })).status).toBe(200);
+    await logsShow(`insurance_service #${id}`, "unit_price: 17.25 → 20");
+  });
+});
