@@ -1,7 +1,8 @@
 /**
- * What an update changed, for its audit row's `detail` (decision 019, 2026-11-28 stop 43). One helper for every
- * model that writes an `update` row (employees, PA services, clients), so the trail can tell a privilege grant from a
- * phone change without copying anyone's personal or clinical data:
+ * What an update changed, for its audit row's `detail` (decision 019, 2026-11-28 stop 43; stop 44). One helper for
+ * every model that writes an `update` row (employees, PA services, clients; parents, roles, rate records, prices and
+ * the settings), so the trail can tell a privilege grant from a phone change without copying anyone's personal or
+ * clinical data:
  *
  * - `changed`: the names of the fields whose written value differs from the stored one, in the caller's order;
  * - `from` / `to`: the stored and the new value, only for the fields the caller lists as `shown` (ids, codes, dates,

@@ -2,6 +2,7 @@ import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from 
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
+import { changeDetail } from "~/domain/audit-changes";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { PARENT_PASSWORD_FIELDS, PARENT_PASSWORD_ON_PROFILE, ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
@@ -269,6 +270,20 @@ function passwordToSet(raw: Record<string, unknown>, app: PasswordApp | undefine
 /** The audit row of a create or edit that set the password says so (the password itself never). */
 const passwordDetail = (set: PasswordToSet) => (set ? { detail: { password: "set" } } : {});
 
+/**
+ * The fields of a parent whose old and new values an edit's audit row shows (decision 019, stop 44): the location,
+ * which decides who sees the family (decision 015), and the status. Names, the email, phones, birth date, gender and
+ * address are named only, never copied, as on an employee's row.
+ */
+const PARENT_SHOWN = ["location_id", "status"];
+
+/** What an edit changes of a parent, for its audit row: the stored record against what the save writes; a new password by name. */
+function parentChange(current: ParentJson, input: ParentInput, set: PasswordToSet) {
+  const change = changeDetail(parentAsInput(current), { ...input }, PARENT_SHOWN);
+  if (set) change.changed.push("password");
+  return { ...change, ...(set ? { password: "set" } : {}) };
+}
+
 export function parentAsInput(p: ParentJson): Record<string, unknown> {
   const { id: _i, full_name: _f, location: _l, version: _v, created_at: _c, ...rest } = p;
   return rest;
@@ -366,7 +381,7 @@ export async function updateParent(
   const results = await withAudit(
     ctx.db,
     who(ctx),
-    { action: "update", entity: "parent", entityId: id, ...passwordDetail(password.data) },
+    { action: "update", entity: "parent", entityId: id, detail: parentChange(current, parsed.data, password.data) },
     () => {
       const update = ctx.db
         .update(parents)
@@ -405,7 +420,8 @@ export async function changeOwnParentEmail(ctx: ModelContext, app: Pick<AppConte
     await withAudit(
       ctx.db,
       who(ctx),
-      { action: "update", entity: "parent", entityId: id },
+      // The email by name only, as on the staff edit's row (decision 019, stop 44).
+      { action: "update", entity: "parent", entityId: id, detail: changeDetail({ email: ctx.actor.email }, { email }, []) },
       () => [
         ctx.db.update(parents).set({ email, version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() }).where(and(eq(parents.id, id), isNull(parents.deletedAt))),
         bumpListVersion(ctx.db, PARENTS),

@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { FilterId, parseFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { amountCents, amountsChanged, EffectiveFromInput, effectiveFromRefusal, FROM_THE_START, parseRateInfo, RateRecordInput } from "~/domain/rates";
+import { amountCents, amountsChanged, EffectiveFromInput, effectiveFromRefusal, FROM_THE_START, parseRateInfo, RATE_AMOUNT_KEYS, RateRecordInput } from "~/domain/rates";
+import { changeDetail } from "~/domain/audit-changes";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditTail, auditWho, withAudit } from "~/services/audit.server";
@@ -96,6 +97,18 @@ function amountsRow(id: number, date: string, input: RateRecordInput) {
 
 function values(input: RateRecordInput) {
   return { name: input.name, locationId: input.location_id, rbt: input.rbt, bcba: input.bcba, manager: input.manager, client: input.client, info: JSON.stringify(input.info) };
+}
+
+/**
+ * The fields of a rate record whose old and new values an edit's audit row shows (decision 019, stop 44): the pay
+ * amounts and the location; the name and the info lists by name only.
+ */
+const RATE_RECORD_SHOWN = ["location_id", ...RATE_AMOUNT_KEYS];
+
+/** What an edit changes of a rate record, for its audit row: the stored record against what the save writes. */
+function rateRecordChange(current: RateRecordJson, input: RateRecordInput) {
+  const { id: _id, version: _v, created_at: _c, updated_at: _u, ...stored } = current;
+  return changeDetail(stored, { ...input }, RATE_RECORD_SHOWN);
 }
 
 /** The location must exist and be one of the actor's. */
@@ -208,7 +221,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const results = await withAudit(
     ctx.db,
     auditWho(ctx),
-    { action: "update", entity: "rate_record", entityId: id, ...(changesAmounts ? { detail: { effective_from: from } } : {}) },
+    { action: "update", entity: "rate_record", entityId: id, detail: { ...rateRecordChange(current, parsed.data), ...(changesAmounts ? { effective_from: from } : {}) } },
     () => [
       ctx.db
         .update(rateRecords)

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
+import { changeDetail } from "~/domain/audit-changes";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, normalizePermissions } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, PERMISSIONS_REQUIRED, permissionsLeftOut, RoleInput } from "~/domain/roles";
@@ -141,6 +142,16 @@ function nameTakenQuery(ctx: ModelContext, name: string, exceptId: number) {
     .limit(1);
 }
 
+/**
+ * What an edit changes of a role, for its audit row (decision 019, stop 44): its name and its permissions, both with
+ * the old and the new value (the permissions sorted, so the same set reads the same and a grant or a removal shows
+ * as the one name added to or missing from the list). A role holds no one's personal data.
+ */
+function roleChange(current: RoleJson, next: { name: string; permissions: readonly string[] }) {
+  const sorted = (list: readonly string[]) => [...list].sort();
+  return changeDetail({ name: current.name, permissions: sorted(current.permissions) }, { name: next.name, permissions: sorted(next.permissions) }, ["name", "permissions"]);
+}
+
 export async function updateRole(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RoleJson>> {
   // One read batch: the role with the audit tail, another role holding the sent name, and (for an actor limited to
   // some locations) where the role's holders work. Then the write batch, which reads the role back: two round trips
@@ -180,7 +191,8 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
     const results = await withAudit(
       ctx.db,
       auditWho(ctx),
-      { action: "update", entity: "role", entityId: id, detail: { name, permissions } },
+      // What the save changes, the name and the permissions as sorted lists, old and new (decision 019, stop 44).
+      { action: "update", entity: "role", entityId: id, detail: roleChange(current, { name, permissions }) },
       () => [
         ctx.db
           .update(roles)

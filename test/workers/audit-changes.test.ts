@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, insuranceServices, insurances, paServices, patients, userRoles, users } from "~/db/schema";
+import { auditLog, insuranceServices, insurances, paServices, patients, rateRecords, userRoles, users } from "~/db/schema";
 import { addDays } from "~/domain/weeks";
 import { verifyAuditChain } from "~/services/audit.server";
 import { api, apiToken, createLocation, createParent, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
@@ -200,8 +200,9 @@ describe("a client's update row", () => {
 
 
 /**
- * The same for a settings save and a price (decision 019, 2026-11-29 stop 44; probe 9043 §4): switches, numbers and
- * money with their old and new values; a price's description by name only.
+ * The same for a settings save, a price, a parent, a rate record and a role (decision 019, 2026-11-29 stop 44; probe
+ * 9043 §4, probe 9044 L3): switches, numbers, money, locations, statuses and permissions with their old and new values;
+ * a parent's names, email and phones by name only.
  */
 type Case = { name: string; body: () => Record<string, unknown>; changed: string[]; from?: () => Record<string, unknown>; to?: () => Record<string, unknown>; hidden?: string[]; also?: Record<string, unknown> };
 
@@ -301,5 +302,95 @@ describe("a price's update row", () => {
     const { id } = await price();
     expect((await api(`/insurance/update/service/${id}`, { method: "PATCH", token: w.token, body: { unit_price: "20.00" } })).status).toBe(200);
     await logsShow(`insurance_service #${id}`, "unit_price: 17.25 → 20");
+  });
+});
+
+describe("a parent's update row", () => {
+  const cases: Case[] = [
+    { name: "another location (who sees the family)", body: () => ({ location_id: w.B }), changed: ["location_id"], from: () => ({ location_id: w.A }), to: () => ({ location_id: w.B }) },
+    { name: "no location", body: () => ({ location_id: null }), changed: ["location_id"], from: () => ({ location_id: w.A }), to: () => ({ location_id: null }) },
+    { name: "made inactive", body: () => ({ status: "inactive" }), changed: ["status"], from: () => ({ status: "active" }), to: () => ({ status: "inactive" }) },
+    { name: "the email: its name only", body: () => ({ email: "rosa.new@family.test" }), changed: ["email"], hidden: ["rosa.new"] },
+    { name: "the phone and surname: their names only", body: () => ({ phone: "305-555-0142", surname: "Quintanilla" }), changed: ["surname", "phone"], hidden: ["555-0142", "Quintanilla"] },
+    { name: "a password: named, never copied", body: () => ({ password: "a family passphrase 7", password_confirmation: "a family passphrase 7" }), changed: ["password"], hidden: ["passphrase"], also: { password: "set" } },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const parent = await createParent({ locationId: w.A });
+    await patch(`/v2/parents/${parent.id}`, c.body());
+    await expectRow("parent", parent.id, c);
+  });
+
+  it("the logs report shows the move", async () => {
+    const parent = await createParent({ locationId: w.A });
+    await patch(`/v2/parents/${parent.id}`, { location_id: w.B });
+    await logsShow(`parent #${parent.id}`, `location_id: ${w.A} → ${w.B}`);
+  });
+});
+
+describe("a rate record's update row", () => {
+  async function rateRecord() {
+    const [r] = await db().insert(rateRecords).values({ name: `Standard ${uniq()}`, locationId: w.A, rbt: 21, bcba: 50 }).returning();
+    return r!.id;
+  }
+  const cases: Case[] = [
+    { name: "the RBT amount 21 → 35, with its date", body: () => ({ rbt: 35 }), changed: ["rbt"], from: () => ({ rbt: 21 }), to: () => ({ rbt: 35 }), also: { effective_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) } },
+    { name: "two amounts, one cleared", body: () => ({ bcba: null, manager: 40 }), changed: ["bcba", "manager"], from: () => ({ bcba: 50, manager: null }), to: () => ({ bcba: null, manager: 40 }) },
+    { name: "another location", body: () => ({ location_id: w.B }), changed: ["location_id"], from: () => ({ location_id: w.A }), to: () => ({ location_id: w.B }) },
+    { name: "the name: its name only, no date", body: () => ({ name: "Weekend premium" }), changed: ["name"], hidden: ["Weekend premium", "effective_from"] },
+    { name: "the info lists: their name only", body: () => ({ info: { rbt: ["Bonus for Saturdays"], bcba: [], manager: [] } }), changed: ["info"], hidden: ["Saturdays"] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const id = await rateRecord();
+    await patch(`/v2/rate-records/${id}`, c.body());
+    await expectRow("rate_record", id, c);
+  });
+
+  it("the logs report shows the old and new amount", async () => {
+    const id = await rateRecord();
+    await patch(`/v2/rate-records/${id}`, { rbt: 35 });
+    await logsShow(`rate_record #${id}`, "rbt: 21 → 35");
+  });
+});
+
+describe("a role's update row", () => {
+  const role = async (permissions: string[]) => (await createRole(`CUSTOM_${uniq()}`, permissions)).id;
+  const cases: (Case & { start: string[] })[] = [
+    {
+      name: "a permission granted: the set before and after",
+      start: ["view_clients"],
+      body: () => ({ permissions: ["view_clients", "manage_employees"] }),
+      changed: ["permissions"],
+      from: () => ({ permissions: ["view_clients"] }),
+      to: () => ({ permissions: ["manage_employees", "view_clients"] }),
+    },
+    {
+      name: "a permission removed",
+      start: ["manage_clients", "view_clients"],
+      body: () => ({ permissions: ["view_clients"] }),
+      changed: ["permissions"],
+      from: () => ({ permissions: ["manage_clients", "view_clients"] }),
+      to: () => ({ permissions: ["view_clients"] }),
+    },
+    { name: "every permission removed", start: ["view_notes"], body: () => ({ permissions: [] }), changed: ["permissions"], from: () => ({ permissions: ["view_notes"] }), to: () => ({ permissions: [] }) },
+    { name: "the same set in another order: nothing changed", start: ["view_clients", "view_notes"], body: () => ({ permissions: ["view_notes", "view_clients"] }), changed: [] },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const id = await role(c.start);
+    await patch(`/v2/roles/${id}`, c.body());
+    await expectRow("role", id, c);
+  });
+
+  it("renamed: the old and new name", async () => {
+    const id = await role(["view_clients"]);
+    const name = `RENAMED_${uniq()}`;
+    const stored = (await (await api(`/v2/roles/${id}`, { token: w.token })).json()) as { data: { name: string } };
+    await patch(`/v2/roles/${id}`, { name });
+    await expectRow("role", id, { name: "renamed", body: () => ({}), changed: ["name"], from: () => ({ name: stored.data.name }), to: () => ({ name }) });
+  });
+
+  it("the logs report shows the grant", async () => {
+    const id = await role(["view_clients"]);
+    await patch(`/v2/roles/${id}`, { permissions: ["view_clients", "manage_employees"] });
+    await logsShow(`role #${id}`, "permissions: [view_clients] → [manage_employees, view_clients]");
   });
 });

@@ -563,14 +563,14 @@ describe("changes to roles, rates, insurers, services and locations are audited 
     expect(await lastRow()).toMatchObject({ action: "create", entity, entityId: String(id) });
   });
 
-  it("a role's new permissions are named in its audit row", async () => {
+  it("a role's old and new permissions are named in its audit row", async () => {
     const created = await api("/v2/roles", { method: "POST", token, body: { name: `PERMS_${Date.now()}`, permissions: ["view_clients"] } });
     const role = ((await created.json()) as { data: { id: number } }).data;
     const res = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_clients", "manage_clients"] } });
     expect(res.status).toBe(200);
     const row = await lastRow();
     expect(row).toMatchObject({ action: "update", entity: "role", entityId: String(role.id) });
-    expect(JSON.parse(row.detail!).permissions).toEqual(expect.arrayContaining(["view_clients", "manage_clients"]));
+    expect(JSON.parse(row.detail!)).toEqual({ changed: ["permissions"], from: { permissions: ["view_clients"] }, to: { permissions: ["manage_clients", "view_clients"] } });
   });
 });
 
