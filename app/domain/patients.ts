@@ -475,6 +475,9 @@ function datesText(dates: readonly string[]): string {
 
 /** A PA service's CPT must be one its insurer has a live service for (clinical §3, §7: authorized and billed through it). */
 export const paCptNotCovered = (insurer: string, cpt: string) => `${insurer} does not cover CPT ${cpt}.`;
+/** A PA service that names no insurer is billed to the client's primary insurer (decision 030), so its CPT is checked against it (decision 031, stop 44). */
+export const paCptNotCoveredByPrimary = (insurer: string, cpt: string) =>
+  `${insurer}, the client's primary insurer (billed when no insurer is chosen), does not cover CPT ${cpt}.`;
 
 export type PaExpiryLevel = 14 | 30 | 60;
 

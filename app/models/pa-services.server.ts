@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { FilterId, parseFilters } from "~/domain/list-filters";
 import { REFERENCE_MESSAGES } from "~/domain/references";
@@ -6,7 +6,7 @@ import { insurances, locations, notes, paServices, patients, scheduledSessions }
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { locationScope } from "~/domain/permissions";
-import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paServiceInput, PaServiceInput } from "~/domain/patients";
+import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paCptNotCoveredByPrimary, paServiceInput, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withConditionalAudit } from "~/services/audit.server";
@@ -134,28 +134,49 @@ export async function getPaService(ctx: ModelContext, id: number): Promise<PaSer
 }
 
 /**
- * The insurer a PA service names, whether it is deleted, and whether it has a live service (insurance_services) for
- * `cpt`: one statement, for the save's read (no rows for a missing insurer).
+ * Whether `insuranceId` (a bound id or a subquery giving one) has a live price (insurance_services, not deleted) for
+ * `cpt`, at any location: what "the insurer covers the CPT" means for a PA service (decision 031, stop 38). With
+ * `exceptServiceId`, a price other than that one. SQL for a select or a WHERE; every column qualified by `s`.
  */
-function insurerCoverageQuery(ctx: ModelContext, insuranceId: number, cpt: string) {
+export function coversCptSql(insuranceId: number | SQL, cpt: string | SQL, exceptServiceId?: number): SQL {
+  return sql`exists (select 1 from insurance_services s where s.insurance_id = ${insuranceId} and upper(s.cpt_code) = ${cpt} and s.deleted_at is null${exceptServiceId === undefined ? sql`` : sql` and s.id <> ${exceptServiceId}`})`;
+}
+
+/**
+ * Who pays a PA service's notes: the insurer it names, else the client's primary insurer (`notePayer`, decision 030).
+ * `primaryOf`: the save names no insurer, so that client's primary one is checked (by a subquery, in the same read).
+ */
+type Payer = { insuranceId: number } | { primaryOf: number };
+const payerIdSql = (payer: Payer): number | SQL => ("insuranceId" in payer ? payer.insuranceId : sql`(select p.insurer_id from patients p where p.id = ${payer.primaryOf})`);
+
+/**
+ * The insurer that pays a PA service's notes, whether it is deleted, and whether it has a live service
+ * (insurance_services) for `cpt`: one statement, for the save's read (no rows for a missing insurer, or for a client
+ * with no primary insurer when the PA service names none).
+ */
+function insurerCoverageQuery(ctx: ModelContext, payer: Payer, cpt: string) {
+  const id = payerIdSql(payer);
   return ctx.db
     .select({
       name: insurances.name,
       deleted: sql<number>`${insurances.deletedAt} is not null`.mapWith(Number),
       // The insurer by its id (bound): a column of the one-table select is written unqualified, which `s` would capture.
-      covers: sql<number>`exists (select 1 from insurance_services s where s.insurance_id = ${insuranceId} and upper(s.cpt_code) = ${cpt} and s.deleted_at is null)`.mapWith(Number),
+      covers: sql<number>`${coversCptSql(id, cpt)}`.mapWith(Number),
     })
     .from(insurances)
-    .where(eq(insurances.id, insuranceId));
+    .where(sql`${insurances.id} = ${id}`);
 }
 
 /**
  * The insurer's field errors of a save: a new link must be a live insurer, and the CPT one the insurer covers (an
- * insurance service for it). `keptInsurer`: the save keeps the stored insurer, which passes even once deleted
- * (decision 017, stop 33).
+ * insurance service for it). `link`: "new" for an insurer the save names anew; "kept" for the stored insurer, which
+ * passes even once deleted (decision 017, stop 33); "primary" when the PA service names no insurer and the client's
+ * primary insurer pays its notes (decision 030): its CPT is checked against that insurer (decision 031, stop 44), and
+ * a client with no primary insurer leaves nothing to check.
  */
-function insurerErrors(row: { name: string; deleted: number; covers: number } | undefined, cpt: string, keptInsurer: boolean): Record<string, string> {
-  if (!row || (row.deleted && !keptInsurer)) return { insurance_id: "Choose an insurer from the list." };
+function insurerErrors(row: { name: string; deleted: number; covers: number } | undefined, cpt: string, link: "new" | "kept" | "primary"): Record<string, string> {
+  if (link === "primary") return !row || row.covers ? {} : { cpt: paCptNotCoveredByPrimary(row.name, cpt) };
+  if (!row || (row.deleted && link === "new")) return { insurance_id: "Choose an insurer from the list." };
   return row.covers ? {} : { cpt: paCptNotCovered(row.name, cpt) };
 }
 
@@ -214,10 +235,11 @@ export async function createPaService(ctx: ModelContext, raw: Record<string, unk
   const patient = await findPatient(ctx, ref.data.patient_id);
   // A client out of scope is one the actor cannot name: same answer as a missing one.
   if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
-  const insuranceId = parsed.data.insurance_id;
-  if (insuranceId !== null) {
+  // The CPT must be one the payer covers: the insurer named, else the client's primary insurer (decision 031, stop 44).
+  const payerId = parsed.data.insurance_id ?? patient.insurer_id;
+  if (payerId !== null) {
     const cpt = values(parsed.data).cpt;
-    const errors = insurerErrors((await insurerCoverageQuery(ctx, insuranceId, cpt))[0], cpt, false);
+    const errors = insurerErrors((await insurerCoverageQuery(ctx, { insuranceId: payerId }, cpt))[0], cpt, parsed.data.insurance_id === null ? "primary" : "new");
     if (Object.keys(errors).length) return invalid(errors);
   }
   const db = primaryOf(ctx.db);
@@ -275,9 +297,11 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   const next = values(parsed.data);
   const was: Coverage = { cpt: current.cpt, startDate: current.start_date, endDate: current.end_date };
   // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33); a stored CPT the
-  // insurer does not cover likewise passes while neither changes. A new insurer or CPT is checked.
+  // payer does not cover likewise passes while neither changes. A new insurer or CPT is checked: against the insurer
+  // named, else against the client's primary insurer, who pays then (decision 031, stop 44).
   const keptInsurer = next.insuranceId === current.insurance_id;
-  const insurerChecked = next.insuranceId !== null && (!keptInsurer || next.cpt !== current.cpt);
+  const insurerChecked = !keptInsurer || next.cpt !== current.cpt;
+  const payer: Payer = next.insuranceId === null ? { primaryOf: current.patient_id } : { insuranceId: next.insuranceId };
   // New dates or another CPT: refused while sessions booked under it (probe 8973 §4) or notes written under it would
   // no longer be covered.
   const moved = next.cpt !== current.cpt || next.startDate !== current.start_date || next.endDate !== current.end_date;
@@ -287,13 +311,13 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
     // One round trip: the insurer and its coverage of the CPT, the client's zone, the uncovered sessions from the
     // earliest "today" of any zone (UTC−12) on, and the notes the change would leave uncovered.
     const [insurer, place, sessions, stranded] = await ctx.db.batch([
-      insurerCoverageQuery(ctx, next.insuranceId ?? 0, next.cpt),
+      insurerCoverageQuery(ctx, payer, next.cpt),
       patientTimeZoneQuery(ctx, current.patient_id),
       uncoveredSessionsQuery(ctx, id, addDays(ctx.now().toISOString().slice(0, 10), -1), next),
       uncoveredNotesQuery(ctx, id, was, next),
     ]);
     if (insurerChecked) {
-      const errors = insurerErrors(insurer[0], next.cpt, keptInsurer);
+      const errors = insurerErrors(insurer[0], next.cpt, next.insuranceId === null ? "primary" : keptInsurer ? "kept" : "new");
       if (Object.keys(errors).length) return invalid(errors);
     }
     if (moved) {

@@ -2,7 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, insuranceServices, insurances, notes, paServices, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
-import { PA_SERVICE_IN_USE, paCptNotCovered } from "~/domain/patients";
+import { PA_SERVICE_IN_USE, paCptNotCovered, paCptNotCoveredByPrimary } from "~/domain/patients";
 import { addDays } from "~/domain/weeks";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
@@ -70,9 +70,9 @@ const textOf = async (res: Response) => (await res.text()).replaceAll("&#x27;", 
 const post = (path: string, fields: Record<string, unknown>) =>
   request(path, { method: "POST", body: new URLSearchParams(Object.entries(fields).map(([k, x]) => [k, String(x)])), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
 
-/** A client with one PA service stored as given (insurer Sunshine and CPT 97153 unless told). */
-async function stored(over: Partial<typeof paServices.$inferInsert> = {}) {
-  const patient = await createPatient({ locationId: w.locationId });
+/** A client (with the primary insurer given, else none) with one PA service stored as given (insurer Sunshine and CPT 97153 unless told). */
+async function stored(over: Partial<typeof paServices.$inferInsert> = {}, primary: number | null = null) {
+  const patient = await createPatient({ locationId: w.locationId, insurerId: primary });
   const [pa] = await db()
     .insert(paServices)
     .values({ patientId: patient.id, paService: `Auth ${++seq}`, cpt: "97153", nUnits: 400, startDate: d(-30), endDate: d(30), insuranceId: w.sunshine.id, ...over })
@@ -158,6 +158,68 @@ describe("a PA service's CPT must be one its insurer covers", () => {
     expect(saved.ok).toBe(true);
     // Saved: the PA service, the batch, the write (two), the answer's read; the insurer is no longer a round trip of its own.
     expect(counting.roundTrips() - start).toBe(2 + 5);
+  });
+});
+
+describe("a PA service naming no insurer: its CPT must be one the client's primary insurer covers (decision 031, stop 44)", () => {
+  const body = (patientId: number, over: Record<string, unknown>) => ({ patient_id: patientId, pa_service: "Direct", cpt: "97153", n_units: 40, start_date: d(-1), end_date: d(60), insurance_id: null, ...over });
+  // label, the client's primary insurer, body changes, refused errors (null: created)
+  const creates: [label: string, primary: () => number | null, over: Record<string, unknown>, errors: (() => Record<string, string>) | null][] = [
+    ["a CPT the primary insurer covers", () => w.sunshine.id, {}, null],
+    ["a CPT the primary insurer does not cover", () => w.sunshine.id, { cpt: "90837" }, () => ({ cpt: paCptNotCoveredByPrimary(w.sunshine.name, "90837") })],
+    ["a CPT only the insurer not chosen covers", () => w.other.id, { cpt: "97153" }, () => ({ cpt: paCptNotCoveredByPrimary(w.other.name, "97153") })],
+    ["a client with no primary insurer (nothing to check the CPT against)", () => null, { cpt: "90837" }, null],
+  ];
+
+  it.each(creates)("API POST: %s", async (_label, primary, over, errors) => {
+    const patient = await createPatient({ locationId: w.locationId, insurerId: primary() });
+    const before = await auditRows();
+    const res = await call("POST", "/v2/pa-services", body(patient.id, over));
+    const saved = await db().select().from(paServices).where(eq(paServices.patientId, patient.id));
+    if (errors) {
+      expect(res.status, JSON.stringify(res.json)).toBe(422);
+      expect(res.json.errors).toEqual(errors());
+      expect(saved).toEqual([]);
+      expect(await auditRows()).toBe(before);
+    } else {
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      expect(saved).toHaveLength(1);
+    }
+  });
+
+  it("the profile's add form refuses it without JavaScript, keeps the typed values and saves nothing", async () => {
+    const patient = await createPatient({ locationId: w.locationId, insurerId: w.sunshine.id });
+    const fields = { intent: "pa-create", pa_service: "Group 97154", cpt: "97154", n_units: 10, start_date: d(0), end_date: d(30), insurance_id: "" };
+    const res = await post(`/patients/profile/${patient.id}`, fields);
+    expect(res.status).toBe(422);
+    const html = await textOf(res);
+    expect(html).toContain(paCptNotCoveredByPrimary(w.sunshine.name, "97154"));
+    expect(html).toContain('value="97154"');
+    expect(html).toContain('value="Group 97154"');
+    expect(await db().select().from(paServices).where(eq(paServices.patientId, patient.id))).toEqual([]);
+    expect((await post(`/patients/profile/${patient.id}`, { ...fields, cpt: "97156" })).status).toBe(303);
+  });
+
+  // label, stored PA service (insurer and CPT), the client's primary insurer, body, refused errors (null: saved)
+  const edits: [label: string, pa: () => { insuranceId: number | null; cpt: string }, primary: () => number | null, body: () => Record<string, unknown>, errors: (() => Record<string, string>) | null][] = [
+    ["stored CPT the primary insurer does not cover, kept: a PATCH of the units", () => ({ insuranceId: null, cpt: "90837" }), () => w.sunshine.id, () => ({ n_units: 50 }), null],
+    [
+      "stored CPT the primary insurer does not cover, kept: a PUT sending it back",
+      () => ({ insuranceId: null, cpt: "90837" }),
+      () => w.sunshine.id,
+      () => ({ pa_service: "Kept", cpt: "90837", n_units: 50, start_date: d(-30), end_date: d(30), insurance_id: null }),
+      null,
+    ],
+    ["another CPT the primary insurer does not cover", () => ({ insuranceId: null, cpt: "97153" }), () => w.sunshine.id, () => ({ cpt: "90837" }), () => ({ cpt: paCptNotCoveredByPrimary(w.sunshine.name, "90837") })],
+    ["another CPT the primary insurer covers", () => ({ insuranceId: null, cpt: "97153" }), () => w.sunshine.id, () => ({ cpt: "97155" }), null],
+    ["the insurer taken off, the primary insurer not covering the CPT", () => ({ insuranceId: w.sunshine.id, cpt: "97153" }), () => w.other.id, () => ({ insurance_id: null }), () => ({ cpt: paCptNotCoveredByPrimary(w.other.name, "97153") })],
+    ["the insurer taken off, the primary insurer covering the CPT", () => ({ insuranceId: w.other.id, cpt: "97151" }), () => w.sunshine.id, () => ({ insurance_id: null }), null],
+    ["a client with no primary insurer: another CPT", () => ({ insuranceId: null, cpt: "97153" }), () => null, () => ({ cpt: "90837" }), null],
+  ];
+
+  it.each(edits)("API %s", async (_label, pa, primary, body, errors) => {
+    const c = await stored(pa(), primary());
+    await expectSave(c.paId, Object.hasOwn(body(), "pa_service") ? "PUT" : "PATCH", body(), errors);
   });
 });
 
