@@ -372,6 +372,22 @@ export const INSURER_IN_USE = {
  * Why an insurer's price (service) cannot be deleted yet: the live notes of live clients it prices today (no price of
  * their own, no generated, sent or accepted claim holding one), which would fall to $0.00 (decision 017, stop 40).
  */
+/**
+ * The refusal of an edit that changes what a price matches (its code with modifiers, provider type or location) while
+ * notes are priced by it: they would fall to $0.00 as for a delete (decision 017, stop 44).
+ */
+export const SERVICE_MATCH_IN_USE = (n: number) =>
+  `${n} note(s) are priced by this service: changing its code, modifiers, provider or location would leave them with no price ($0.00). Add a new price for the new code instead, or change only its price, description or limits.`;
+
+/**
+ * The refusal of an edit of a price's CPT, or of its delete, while PA services billed to the insurer authorize that CPT
+ * and no other live price of the insurer covers it (the PA service's coverage rule, decision 031, stop 38).
+ */
+export const SERVICE_COVERS_PA = (n: number, cpt: string, change: "edit" | "delete") =>
+  `${n} PA service(s) billed to this insurer authorize CPT ${cpt}, and no other price of it covers CPT ${cpt}: ${
+    change === "edit" ? "changing this price's code would leave them authorizing a CPT the insurer does not cover. Add a new price for the new code instead." : "deleting this price would leave them authorizing a CPT the insurer does not cover. Change their CPT (or delete them) first."
+  }`;
+
 export const SERVICE_IN_USE = (n: number) =>
   `${n} note(s) are priced by this service: deleting it would leave them with no price ($0.00). Change its price instead, or delete it once generated claims bill those notes.`;
 

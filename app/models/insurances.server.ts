@@ -2,7 +2,7 @@ import { and, asc, count, eq, isNull, ne, notExists, or, sql, type SQL } from "d
 import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
 import { changeDetail } from "~/domain/audit-changes";
 import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
-import { INSURER_IN_USE, SERVICE_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { INSURER_IN_USE, SERVICE_COVERS_PA, SERVICE_IN_USE, SERVICE_MATCH_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -14,6 +14,7 @@ import { contains } from "./like.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import { claimedLineOf } from "./claimed-notes.server";
 import { locationOptionsQuery } from "./locations.server";
+import { coversCptSql } from "./pa-services.server";
 import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
 
@@ -373,10 +374,14 @@ function serviceChange(current: InsuranceServiceJson, input: InsuranceServiceInp
  * not a unique index: two writes racing past it can still store twins, which the service tables then mark.
  */
 async function checkService(ctx: ModelContext, insuranceId: number, input: InsuranceServiceInput, twins: { exceptId: number | null } | null): Promise<Record<string, string> | null> {
-  const locationId = input.location_id;
-  if (locationId === null && !twins) return null;
-  const [place, live] = await ctx.db.batch([
-    ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId ?? -1), isNull(locations.deletedAt))),
+  if (input.location_id === null && !twins) return null;
+  return serviceCheckErrors(ctx, insuranceId, input, await ctx.db.batch(serviceCheckQueries(ctx, insuranceId, input, twins)));
+}
+
+/** checkService's reads, as statements for a batch (an update adds its in-use reads to the same batch). */
+function serviceCheckQueries(ctx: ModelContext, insuranceId: number, input: InsuranceServiceInput, twins: { exceptId: number | null } | null) {
+  return [
+    ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id ?? -1), isNull(locations.deletedAt))),
     ctx.db
       .select({ service: insuranceServices, location: locations.title })
       .from(insuranceServices)
@@ -387,7 +392,13 @@ async function checkService(ctx: ModelContext, insuranceId: number, input: Insur
           : sql`0`,
       )
       .orderBy(asc(insuranceServices.id)),
-  ]);
+  ] as const;
+}
+
+type ServiceCheckRead = readonly [{ id: number }[], { service: ServiceRow; location: string | null }[]];
+
+function serviceCheckErrors(ctx: ModelContext, insuranceId: number, input: InsuranceServiceInput, [place, live]: ServiceCheckRead): Record<string, string> | null {
+  const locationId = input.location_id;
   if (locationId !== null && !(place[0] && canSeeLocation(ctx.actor, locationId))) return { location_id: "Choose a valid option." };
   const key = serviceTwinKey({ insuranceId, cptCode: input.code.cpt, modifiers: input.code.modifiers, provider: input.provider, locationId });
   const twin = live.find((r) => serviceTwinKey({ ...r.service, modifiers: splitModifiers(r.service.modifiers) }) === key);
@@ -442,22 +453,83 @@ export async function updateInsuranceService(
   if (!parsed.ok) return invalid(parsed.errors);
   // Only a change of what makes the service (code, provider, location) is checked for a twin: re-pricing a service
   // that has a twin stored before the rule is not refused (decision 017: an edit fails only on what it changes).
+  // The same change is refused while notes are priced by the service, or PA services need its CPT (decision 017, stop 44).
   const input = parsed.data;
-  const moved =
-    serviceTwinKey({ insuranceId: current.insurance_id, cptCode: input.code.cpt, modifiers: input.code.modifiers, provider: input.provider, locationId: input.location_id }) !==
-    serviceTwinKey({ insuranceId: current.insurance_id, cptCode: current.cpt_code, modifiers: splitModifiers(current.modifiers), provider: current.provider, locationId: current.location_id });
-  const refused = await checkService(ctx, current.insurance_id, input, moved ? { exceptId: id } : null);
-  if (refused) return invalid(refused);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id, ...serviceChange(current, parsed.data) } }, () => [
+  const change = matchChange(current, input);
+  let read: PricedByRead | null = null;
+  if (change) {
+    const [place, twins, ...inUse] = await ctx.db.batch([...serviceCheckQueries(ctx, current.insurance_id, input, { exceptId: id }), ...pricedByQueries(ctx, current)]);
+    const refused = serviceCheckErrors(ctx, current.insurance_id, input, [place, twins]);
+    if (refused) return invalid(refused);
+    read = pricedByOf(current, inUse);
+    const inUseRefusal = matchChangeRefusal(current, read, change);
+    if (inUseRefusal) return inUseRefusal;
+  } else {
+    const refused = await checkService(ctx, current.insurance_id, input, null);
+    if (refused) return invalid(refused);
+  }
+  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id, ...serviceChange(current, parsed.data) } }, (audit) => [
     ctx.db
       .update(insuranceServices)
       .set({ ...serviceValues(parsed.data), version: sql`${insuranceServices.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), opts.version === null ? undefined : eq(insuranceServices.version, opts.version)))
+      .where(
+        and(
+          eq(insuranceServices.id, id),
+          isNull(insuranceServices.deletedAt),
+          opts.version === null ? undefined : eq(insuranceServices.version, opts.version),
+          // The in-use read still holds: no note written, no price added or deleted, no PA service given the CPT meanwhile.
+          read && change ? stillUnused(ctx, current, read, change.cpt) : undefined,
+        ),
+      )
       .returning(),
+    audit(sql`changes() = 1`),
     bumpListVersion(ctx.db, INSURANCE_SERVICES),
   ]);
-  if (!rows[0]) return conflict((await getInsuranceService(ctx, id)) ?? current);
+  if (!rows[0]) {
+    const fresh = await getInsuranceService(ctx, id);
+    if (change && fresh && (opts.version === null || fresh.version === opts.version)) {
+      const refusal = matchChangeRefusal(current, await pricedByServiceRead(ctx, current), change);
+      if (refusal) return refusal;
+    }
+    return conflict(fresh ?? current);
+  }
   return ok(serviceJson(rows[0]), "Service updated.");
+}
+
+/** Which of what a price matches an edit changes (null: none): its code (CPT and modifiers), its CPT alone, its provider type, its location. */
+interface MatchChange {
+  code: boolean;
+  cpt: boolean;
+  provider: boolean;
+  location: boolean;
+}
+
+function matchChange(current: InsuranceServiceJson, input: InsuranceServiceInput): MatchChange | null {
+  const key = (over: { cptCode?: string; modifiers?: string[]; provider?: string | null; locationId?: number | null }) =>
+    serviceTwinKey({ insuranceId: current.insurance_id, cptCode: current.cpt_code, modifiers: splitModifiers(current.modifiers), provider: current.provider, locationId: current.location_id, ...over });
+  const stored = key({});
+  const change = {
+    code: key({ cptCode: input.code.cpt, modifiers: input.code.modifiers }) !== stored,
+    cpt: key({ cptCode: input.code.cpt }) !== stored,
+    provider: key({ provider: input.provider }) !== stored,
+    location: key({ locationId: input.location_id }) !== stored,
+  };
+  return change.code || change.provider || change.location ? change : null;
+}
+
+/**
+ * 422 for an edit that changes what the price matches while notes are priced by it (at the first changed field: code,
+ * else provider, else location), or that changes its CPT while PA services billed to the insurer authorize the old
+ * CPT and no other price covers it (at the code); null when neither holds.
+ */
+function matchChangeRefusal(current: InsuranceServiceJson, read: PricedByRead, change: MatchChange): ModelResult<never> | null {
+  const errors: Record<string, string> = {};
+  if (read.count > 0) errors[change.code ? "code" : change.provider ? "provider" : "location_id"] = SERVICE_MATCH_IN_USE(read.count);
+  if (change.cpt && read.paServices > 0) {
+    const text = SERVICE_COVERS_PA(read.paServices, current.cpt_code, "edit");
+    errors.code = errors.code ? `${errors.code} ${text}` : text;
+  }
+  return Object.keys(errors).length ? invalid(errors) : null;
 }
 
 /**
@@ -489,13 +561,65 @@ function notesPricedAsTodayQuery(ctx: ModelContext, service: InsuranceServiceJso
 }
 
 /**
- * The read behind a price's in-use count (one read batch): the insurer's services, the notes the service could price
- * grouped as the pick reads them, and how many of them it does price (`notesPricedBy`).
+ * The live PA services of live clients billed to the service's insurer (the PA service's insurer, else the client's
+ * primary one: `notePayer`, decision 030) that authorize the service's CPT, while no other live price of the insurer
+ * covers that CPT (the coverage a PA service's save checks, `coversCptSql`, decision 031 stop 38): those the price alone
+ * covers. As `from … where` SQL.
  */
-async function pricedByServiceRead(ctx: ModelContext, service: InsuranceServiceJson) {
-  const [services, rows] = await ctx.db.batch([priceServicesQuery(ctx, [service.insurance_id]), notesPricedAsTodayQuery(ctx, service)]);
+function paServicesCoveredOnlyBy(service: InsuranceServiceJson) {
+  const cpt = service.cpt_code.trim().toUpperCase();
+  return sql`from pa_services ps join patients pp on pp.id = ps.patient_id where ps.deleted_at is null and pp.deleted_at is null
+    and coalesce(ps.insurance_id, pp.insurer_id) = ${service.insurance_id} and upper(ps.cpt) = ${cpt} and not ${coversCptSql(service.insurance_id, cpt, service.id)}`;
+}
+
+/**
+ * The reads behind a price's in-use count, as statements for one batch: the insurer's services, the notes the service
+ * could price grouped as the pick reads them, and the PA services it alone covers.
+ */
+function pricedByQueries(ctx: ModelContext, service: InsuranceServiceJson) {
+  return [
+    priceServicesQuery(ctx, [service.insurance_id]),
+    notesPricedAsTodayQuery(ctx, service),
+    ctx.db
+      .select({ n: sql<number>`(select count(*) ${paServicesCoveredOnlyBy(service)})`.mapWith(Number) })
+      .from(insurances)
+      .where(eq(insurances.id, service.insurance_id)),
+  ] as const;
+}
+
+type PricedByRows = readonly [Awaited<ReturnType<typeof priceServicesQuery>>, Awaited<ReturnType<typeof notesPricedAsTodayQuery>>, { n: number }[]];
+
+/** What the reads say: the insurer's services, the groups of notes, how many of them the service prices (`notesPricedBy`), and the PA services it alone covers. */
+function pricedByOf(service: InsuranceServiceJson, [services, rows, pa]: PricedByRows) {
   const groups = rows.map((g) => ({ ...g, modifiers: [g.md, g.md2], insurerId: service.insurance_id, n: Number(g.n) }));
-  return { services, groups, count: notesPricedBy(services, service.id, groups) };
+  return { services, groups, count: notesPricedBy(services, service.id, groups), paServices: Number(pa[0]?.n ?? 0) };
+}
+type PricedByRead = ReturnType<typeof pricedByOf>;
+
+/** The read behind a price's in-use count (one read batch). */
+async function pricedByServiceRead(ctx: ModelContext, service: InsuranceServiceJson): Promise<PricedByRead> {
+  return pricedByOf(service, await ctx.db.batch(pricedByQueries(ctx, service)));
+}
+
+/**
+ * The in-use read, as a condition of the write that depends on it (decision 017, stop 41): no note the price could
+ * price lies outside the groups the read found priced by another price, the insurer's live prices are the ones read
+ * (a price added or deleted changes the pick), and, with `pa`, no PA service relies on the price alone for its CPT.
+ */
+function stillUnused(ctx: ModelContext, current: InsuranceServiceJson, read: PricedByRead, pa: boolean): SQL {
+  const elsewhere = read.groups.filter((g) => notesPricedBy(read.services, current.id, [g]) === 0).map((g) => [g.locationId, g.cptCode, g.type, g.md, g.md2, g.providerCredential]);
+  const pricedElsewhere = sql`exists (select 1 from json_each(${JSON.stringify(elsewhere)}) g where g.value ->> 0 is ${notes.locationId} and g.value ->> 1 is ${notes.cptCode}
+    and g.value ->> 2 is ${notes.type} and g.value ->> 3 is ${notes.md} and g.value ->> 4 is ${notes.md2} and g.value ->> 5 is ${providerCredentialSql(notes.providerId)})`;
+  const pricesRead = read.services.map((s) => s.id).sort((a, b) => a - b).join(",");
+  const samePrices = sql`coalesce((select group_concat(x.id, ',') from (select s.id from insurance_services s join insurances i on i.id = s.insurance_id
+    where s.insurance_id = ${current.insurance_id} and s.deleted_at is null and i.deleted_at is null order by s.id) x), '') = ${pricesRead}`;
+  return and(notExists(notesPricedAsTodayQuery(ctx, current, sql`not ${pricedElsewhere}`)), samePrices, pa ? sql`not exists (select 1 ${paServicesCoveredOnlyBy(current)})` : undefined)!;
+}
+
+/** The delete's refusal: notes priced by the price, PA services it alone covers (422 on `service`); null when neither. */
+function deleteRefusal(current: InsuranceServiceJson, read: PricedByRead): ModelResult<never> | null {
+  const messages = [read.count > 0 ? SERVICE_IN_USE(read.count) : null, read.paServices > 0 ? SERVICE_COVERS_PA(read.paServices, current.cpt_code, "delete") : null].filter((m): m is string => m !== null);
+  return messages.length ? invalid({ service: messages.join(" ") }) : null;
 }
 
 /**
@@ -507,7 +631,8 @@ export async function notesPricedByService(ctx: ModelContext, service: Insurance
 
 /**
  * Soft delete. With `insuranceId`, the service must belong to that insurer. Refused (422) while live notes are
- * priced by it (decision 017, stop 40): their charges would fall to $0.00. The check and the write are one: the read
+ * priced by it (decision 017, stop 40): their charges would fall to $0.00; and while PA services billed to the insurer
+ * authorize its CPT and no other price covers it (decision 017, stop 44). The check and the write are one: the read
  * finds, by the one price pick (`notesPricedBy`), the groups of notes another price prices; the write deletes only
  * while no note the service could price lies outside those groups and the insurer's live prices are the ones read
  * (decision 017, stop 41). A note written (or a price added or deleted) in between makes it write nothing; it is then
@@ -518,18 +643,13 @@ export async function deleteInsuranceService(ctx: ModelContext, id: number, insu
     const current = await getInsuranceService(ctx, id);
     if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
     const read = await pricedByServiceRead(ctx, current);
-    if (read.count > 0) return invalid({ service: SERVICE_IN_USE(read.count) });
-    const elsewhere = read.groups.filter((g) => notesPricedBy(read.services, id, [g]) === 0).map((g) => [g.locationId, g.cptCode, g.type, g.md, g.md2, g.providerCredential]);
-    const pricedElsewhere = sql`exists (select 1 from json_each(${JSON.stringify(elsewhere)}) g where g.value ->> 0 is ${notes.locationId} and g.value ->> 1 is ${notes.cptCode}
-      and g.value ->> 2 is ${notes.type} and g.value ->> 3 is ${notes.md} and g.value ->> 4 is ${notes.md2} and g.value ->> 5 is ${providerCredentialSql(notes.providerId)})`;
-    const pricesRead = read.services.map((s) => s.id).sort((a, b) => a - b).join(",");
-    const samePrices = sql`coalesce((select group_concat(x.id, ',') from (select s.id from insurance_services s join insurances i on i.id = s.insurance_id
-      where s.insurance_id = ${current.insurance_id} and s.deleted_at is null and i.deleted_at is null order by s.id) x), '') = ${pricesRead}`;
+    const refusal = deleteRefusal(current, read);
+    if (refusal) return refusal;
     const [deleted] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, (audit) => [
       ctx.db
         .update(insuranceServices)
         .set({ deletedAt: ctx.now().toISOString() })
-        .where(and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), notExists(notesPricedAsTodayQuery(ctx, current, sql`not ${pricedElsewhere}`)), samePrices))
+        .where(and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), stillUnused(ctx, current, read, true)))
         .returning({ id: insuranceServices.id }),
       audit(sql`changes() = 1`),
       bumpListVersion(ctx.db, INSURANCE_SERVICES),
@@ -538,8 +658,7 @@ export async function deleteInsuranceService(ctx: ModelContext, id: number, insu
   }
   const current = await getInsuranceService(ctx, id);
   if (!current) return notFound("Service");
-  const n = await notesPricedByService(ctx, current);
-  return n > 0 ? invalid({ service: SERVICE_IN_USE(n) }) : conflict(current);
+  return deleteRefusal(current, await pricedByServiceRead(ctx, current)) ?? conflict(current);
 }
 
 /** A price lookup's answer: the service billing uses, and with no location given, each location's own price. */

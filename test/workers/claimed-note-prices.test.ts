@@ -137,6 +137,9 @@ describe("a claimed note keeps its claim line's price (probe 8974 §2)", () => {
     expect(await reasonsOf()).toEqual([[], []]);
     await db().update(insuranceServices).set({ unitPrice: 0 }).where(eq(insuranceServices.id, c.hm.id));
     expect(await reasonsOf()).toEqual([[], []]);
+    // A BCBA price keeps CPT 97153 covered for the client's PA service (the only price of a CPT a PA service
+    // authorizes is not deleted, decision 017 stop 44); it prices no RBT note.
+    await db().insert(insuranceServices).values({ insuranceId: c.insurer.id, cptCode: "97153", provider: "bcba", type: "bcba", unitPrice: 30 });
     const gone = await api(`/insurance/destroy/service/${c.hm.id}`, { method: "DELETE", token: c.token });
     expect(gone.status, await gone.clone().text()).toBe(200);
     expect(await reasonsOf()).toEqual([[], []]);
