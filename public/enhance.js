@@ -44,8 +44,13 @@
   const autofocus = document.querySelector("[autofocus]");
   if (!autofocus) announce(document.querySelector(".alert-success[role=status]"));
   // A page opened at a #fragment gets no autofocus from the browser (a delete's confirm step, probe 9043 §5): the
-  // element that asked for it gets it here, once the fragment has scrolled the page.
-  else if (location.hash && document.activeElement === document.body) autofocus.focus();
+  // element that asked for it gets it here, once the page has loaded (the fragment's own focus step, which falls back
+  // to the page, runs before that and would undo an earlier focus).
+  else if (location.hash) {
+    const give = () => document.activeElement === document.body && autofocus.focus();
+    if (document.readyState === "complete") give();
+    else window.addEventListener("load", give, { once: true });
+  }
 
   // The version check (platform §2; docs/decisions/018). A page is "the app" that was started when it
   // loaded: the check runs at once, then with every poll, and again when the browser shows the page from
