@@ -44,6 +44,21 @@ export function changeDetail(stored: Record<string, unknown>, written: Record<st
   };
 }
 
+/**
+ * Whether an update leaves the record as stored (decision 017, 2026-11-29 stop 44): no field it writes differs from
+ * the stored one, as `changeDetail` compares them. The one rule for every versioned resource's update: such an
+ * update answers "Nothing to change" (`nothingToChange`), writes nothing, adds no audit row and keeps the version, so
+ * a client that sends back a record it read does not make another client's next save stale.
+ */
+export function changesNoField(change: ChangeDetail): boolean {
+  return change.changed.length === 0;
+}
+
+/** The same question for an update that writes no change detail: `written` against `stored`, by `written`'s keys. */
+export function leavesAsStored(stored: Record<string, unknown>, written: Record<string, unknown>): boolean {
+  return changesNoField(changeDetail(stored, written, []));
+}
+
 /** One value of a change in words: a list joined, an `{id, name}` as "#8 MANAGER", no value as "none". */
 function valueText(x: unknown): string {
   if (x === null || x === undefined || x === "") return "none";

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { localDayBounds } from "~/domain/time";
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
@@ -440,6 +441,9 @@ export async function updateBip(
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));
+  // A save that leaves every field and section as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (leavesAsStored(asInput(loaded.row), { type_of_assessment: String(Number(parsed.data.type_of_assessment)), doctor_id: parsed.data.doctor_id, needs_attention: parsed.data.needs_attention, ...documentOf(parsed.data) }))
+    return nothingToChange(bipJson(loaded));
   // Only a doctor being chosen is checked: a stored one who has since left the client's location, was made inactive
   // (or the client moved) stays until someone changes it, and does not block saving the plan's other sections.
   const errors = parsed.data.doctor_id === loaded.row.doctorId ? {} : await checkDoctor(ctx, parsed.data.doctor_id, scope.locationId);

@@ -27,7 +27,7 @@ import {
   type ComplianceState,
   type EmploymentInput,
 } from "~/domain/employees";
-import { changeDetail } from "~/domain/audit-changes";
+import { changeDetail, changesNoField } from "~/domain/audit-changes";
 import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -716,6 +716,9 @@ export async function updateEmployee(
     target.roles,
     target.locationIds,
   );
+  // A save that leaves every field, role and membership as stored writes nothing and keeps the version (decision
+  // 017, stop 44); a stale version is still a 409, as for a real change.
+  if (changesNoField(change)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   let cancelled = 0;
   let saved: ForChangeRow | undefined;
   try {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, ne, notExists, or, sql, type SQL } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
 import { changeDetail } from "~/domain/audit-changes";
 import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
@@ -175,6 +176,10 @@ export async function updateInsurance(
   // A stored state sent back as it is passes; a new or changed one must be a state code (decision 017, stop 36).
   const parsed = parseChange(insuranceInput(current.state), raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict((await getInsurance(ctx, id)) ?? current);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (leavesAsStored(asInput(current), parsed.data)) return nothingToChange(current);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
     ctx.db
       .update(insurances)

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import * as v from "valibot";
 import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
@@ -236,6 +237,8 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   if (!parsed.ok) return invalid(await everyError(ctx, parsed.errors, input, base, current.patient_id, current));
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (leavesAsStored(intakeAsInput(current), parsed.data)) return nothingToChange(current);
   const errors = await check(ctx, parsed.data, current.patient_id, current);
   if (Object.keys(errors).length) return invalid(errors);
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { localDayBounds } from "~/domain/time";
 import { locations, userLocations, users } from "~/db/schema";
 import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, LOCATION_IN_USE_KINDS, locationInput, LocationInput, locationTitleKey } from "~/domain/locations";
@@ -145,6 +146,10 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   // A stored state sent back as it is passes; a new or changed one must be a state code (decision 017, stop 36).
   const parsed = parseChange(locationInput(current.state), raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (leavesAsStored(asInput(current), parsed.data)) return nothingToChange(current);
   // Only a changed title is checked, so two twins saved before the rule can still be edited (and one renamed).
   const retitled = locationTitleKey(parsed.data.title) !== locationTitleKey(current.title);
   if (retitled && (await titleTaken(ctx, parsed.data.title, id))) return invalid({ title: DUPLICATE_LOCATION_TITLE });

@@ -10,7 +10,7 @@ import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paCptNotCo
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withConditionalAudit } from "~/services/audit.server";
-import { changeDetail } from "~/domain/audit-changes";
+import { changeDetail, changesNoField } from "~/domain/audit-changes";
 import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
 import { primaryOf, type Db } from "~/db/client.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -295,6 +295,9 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const next = values(parsed.data);
+  const detail = paServiceChange(current, next);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (changesNoField(detail)) return nothingToChange(current);
   const was: Coverage = { cpt: current.cpt, startDate: current.start_date, endDate: current.end_date };
   // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33); a stored CPT the
   // payer does not cover likewise passes while neither changes. A new insurer or CPT is checked: against the insurer
@@ -327,7 +330,6 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
       today = localToday;
     }
   }
-  const detail = paServiceChange(current, next);
   const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id, detail }, (audit) => [
     ctx.db
       .update(paServices)

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
@@ -373,6 +374,9 @@ export async function updateParent(
   if (refusal) return refusal;
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // A save that leaves every field as stored (and sets no password) writes nothing and keeps the version (decision
+  // 017, stop 44).
+  if (!password.data && leavesAsStored(parentAsInput(current), parsed.data)) return nothingToChange(current);
   const errors = await check(ctx, parsed.data, current, read);
   if (Object.keys(errors).length) return invalid(errors);
   // A new password, email, status or location ends every session and API token of the parent.

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { idempotencyKeyReused, keyScope, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
-import { changeDetail } from "~/domain/audit-changes";
+import { changeDetail, changesNoField } from "~/domain/audit-changes";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
@@ -746,8 +746,6 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await checkReferences(ctx, parsed.data, patientId, current, refs.answer(referenceRows, current));
-  if (Object.keys(errors).length) return invalid(errors);
   // The secondary codes lose a repeat of the principal code whenever either changes (probe 8975 §3): a stored list the
   // save does not change is kept byte for byte unless it holds the principal code; then the parsed list (without it,
   // secondaryWithoutRepeats) is written.
@@ -761,7 +759,12 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const to = parsed.data.location_id;
   const unfit = deactivated ? "client_inactive" : moved ? "client_moved" : null;
   const written = values(parsed.data, parseDetails(row.details), keepsStored);
-  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, detail: { ...patientChange(row, written), ...(unfit ? unfitDetail(unfit) : {}) } };
+  const change = patientChange(row, written);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44).
+  if (changesNoField(change)) return nothingToChange(current);
+  const errors = await checkReferences(ctx, parsed.data, patientId, current, refs.answer(referenceRows, current));
+  if (Object.keys(errors).length) return invalid(errors);
+  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, detail: { ...change, ...(unfit ? unfitDetail(unfit) : {}) } };
   const [rows, , cancelled, [after]] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { localDayBounds } from "~/domain/time";
 import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
@@ -257,9 +258,9 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const dates = goalDateErrors(parsed.data, todayIn(ctx.now(), scope.timeZone), current);
   if (Object.keys(dates).length) return invalid(dates);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  // A PATCH that leaves every column as stored (a value normalised back to the stored one, say) writes nothing and
-  // keeps the version (decision 017, stop 42). The stored goal has the input's fields.
-  if (opts.partial && JSON.stringify(values(parsed.data)) === JSON.stringify(values(current as unknown as PlanInput))) return nothingToChange();
+  // A save that leaves every column as stored (a value normalised back to the stored one, say) writes nothing and
+  // keeps the version (decision 017, stops 42 and 44). The stored goal has the input's fields.
+  if (leavesAsStored(values(current as unknown as PlanInput), values(parsed.data))) return nothingToChange(current);
   const moved = parsed.data.category !== current.category;
   const gapWrites = moved ? await closeCategoryGap(ctx, current.bip_id, current.category, id) : [];
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "plan", entityId: id, patientId: current.patient_id }, () => [

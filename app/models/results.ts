@@ -3,7 +3,7 @@ export type ModelResult<T> =
   | { ok: true; data: T; message?: string; replayed?: boolean }
   | { ok: false; status: 404; message: string }
   | { ok: false; status: 409; message: string; current: unknown }
-  | { ok: false; status: 422; message: string; errors: Record<string, string> }
+  | { ok: false; status: 422; message: string; errors: Record<string, string>; stored?: unknown }
   | { ok: false; status: 403; message: string; fields?: readonly string[] };
 
 export const ok = <T>(data: T, message?: string): ModelResult<T> => ({ ok: true, data, message });
@@ -23,8 +23,20 @@ export const denied = (message = "You don't have permission to access this resou
 /** An update (PATCH or PUT) that names none of the record's fields (see namesNoField in app/domain/validation.ts). */
 export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to update.";
 
-/** The answer to such an update: 422, nothing written, the version as it was. */
-export const nothingToChange = (): ModelResult<never> => invalid({ form: NOTHING_TO_CHANGE });
+/**
+ * The answer to such an update, or to one that leaves every field as stored (decision 017, stop 44): 422, nothing
+ * written, the version as it was. `stored`: the record as the update read it, for a screen to go where a save would
+ * have gone, saying "Nothing to change." (formResult); the API answers the message alone.
+ */
+export const nothingToChange = (stored?: unknown): ModelResult<never> => ({ ...(invalid({ form: NOTHING_TO_CHANGE }) as Extract<ModelResult<never>, { status: 422 }>), ...(stored === undefined ? {} : { stored }) });
+
+/** What a screen says after a save that changed nothing: success-looking, nothing written. */
+export const NOTHING_CHANGED_NOTICE = "Nothing to change.";
+
+/** Whether `result` is an update that changed nothing, with the record it left as stored (nothingToChange). */
+export function unchangedRecord(result: ModelResult<unknown>): { stored: unknown } | null {
+  return !result.ok && result.status === 422 && result.errors.form === NOTHING_TO_CHANGE && result.stored !== undefined ? { stored: result.stored } : null;
+}
 
 /** The message of an error and its causes, for matching a constraint D1 names (the driver wraps it). */
 export function errorText(e: unknown): string {

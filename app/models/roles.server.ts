@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { changeDetail } from "~/domain/audit-changes";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -172,6 +173,11 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   const leftOut = !opts.partial && permissionsLeftOut(raw) ? { permissions: PERMISSIONS_REQUIRED } : null;
   if (!parsed.ok || leftOut) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...leftOut });
   const { name, permissions } = parsed.data;
+  // A save that leaves the name and the permission set as stored writes nothing and keeps the version (decision 017,
+  // stop 44); a stale version is still a 409.
+  const sorted = (list: readonly string[]) => [...list].sort();
+  if (leavesAsStored({ name: current.name, permissions: sorted(current.permissions) }, { name, permissions: sorted(permissions) }))
+    return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   if (name !== current.name) {
     if (isProtectedRole(current.name)) return invalid({ name: `The ${current.name} role cannot be renamed.` });
     const refused = reservedNameRefused(ctx, name);

@@ -12,6 +12,7 @@ import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessm
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { deletePatient, findPatient, getPatientForm, updatePatient, type PatientJson } from "~/models/patients.server";
+import { unchangedRecord } from "~/models/results";
 import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -51,7 +52,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       const result = await withFormVersion(values.version, (version) => updatePatient(ctx, id, nestFormFields(values), { partial: false, version }));
       // A refused save that chose another location: the form again with that location's staff to choose from.
       const chosen = Number(values.location_id);
-      if (!result.ok && result.status === 422 && Number.isSafeInteger(chosen) && chosen > 0) {
+      if (!result.ok && result.status === 422 && !unchangedRecord(result) && Number.isSafeInteger(chosen) && chosen > 0) {
         const again = await getPatientForm(ctx, id, chosen);
         if (again && again.patient.location_id !== chosen && again.options.locations.some((l) => l.id === chosen))
           return data<FormAnswer & { staff: typeof again.options.staff }>({ errors: result.errors, message: result.message, values, staff: again.options.staff }, { status: 422 });

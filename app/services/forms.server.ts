@@ -7,7 +7,7 @@ import type { AppLoadContext } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import type { Actor } from "~/domain/permissions";
 import type { ModelContext } from "~/models/context";
-import { invalid, type ModelResult } from "~/models/results";
+import { invalid, NOTHING_CHANGED_NOTICE, unchangedRecord, type ModelResult } from "~/models/results";
 import { notFound } from "./guard.server";
 
 /** Glue between Remix route modules and model use cases. */
@@ -39,10 +39,12 @@ export function formValues(form: FormData): Record<string, string | string[]> {
  * 404 → thrown; 4xx → re-render data with the field errors and the typed values.
  */
 export function formResult<T>(result: ModelResult<T>, values: Record<string, string | string[]>, onSuccess: (data: T) => string, cookies: readonly string[] = []) {
-  if (result.ok) {
-    const to = onSuccess(result.data);
-    return redirect(`${to}${to.includes("?") ? "&" : "?"}flash=${encodeURIComponent(result.message ?? "Saved.")}`, { status: 303, headers: cookies.map((c): [string, string] => ["Set-Cookie", c]) });
-  }
+  const flashTo = (to: string, message: string) => redirect(`${to}${to.includes("?") ? "&" : "?"}flash=${encodeURIComponent(message)}`, { status: 303, headers: cookies.map((c): [string, string] => ["Set-Cookie", c]) });
+  if (result.ok) return flashTo(onSuccess(result.data), result.message ?? "Saved.");
+  // A form saved without an edit (decision 017, stop 44): where the save would have gone, "Nothing to change.", as a
+  // success says it; nothing was written and the version stays. The record is the one the update read.
+  const unchanged = unchangedRecord(result);
+  if (unchanged) return flashTo(onSuccess(unchanged.stored as T), NOTHING_CHANGED_NOTICE);
   if (result.status === 404) throw notFound(result.message);
   const answer: FormAnswer = {
     errors: result.status === 422 ? result.errors : {},

@@ -85,10 +85,12 @@ describe("an employee's update row", () => {
     for (const text of c.hidden ?? []) expect(row.detail).not.toContain(text);
   });
 
-  it("a save that changes nothing says so", async () => {
+  it("a save that changes nothing writes no row (decision 017, stop 44: 'Nothing to change')", async () => {
     const id = await employee();
-    await patch(`/v2/employees/${id}`, { status: "active" });
-    expect((await updateRow("employee", id)).parsed).toEqual({ changed: [] });
+    const res = await api(`/v2/employees/${id}`, { method: "PATCH", token: w.token, body: { status: "active" } });
+    expect(res.status).toBe(422);
+    const rows = await db().select().from(auditLog).where(and(eq(auditLog.entity, "employee"), eq(auditLog.entityId, String(id)), eq(auditLog.action, "update")));
+    expect(rows).toEqual([]);
   });
 
   it("the edit screen: a full form saved with MANAGER ticked names the roles alone (probe 9041 §1)", async () => {

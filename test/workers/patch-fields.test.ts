@@ -1,5 +1,7 @@
+import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createChartComment, createWeeklyReport, oneRecordOfEach } from "./helpers";
+import { auditLog, patients } from "~/db/schema";
+import { api, createChartComment, createLocation, createPatient, createUser, createWeeklyReport, db, form, oneRecordOfEach, signInCookie } from "./helpers";
 
 /**
  * A PATCH changes the fields it names. A body that names none of the record's fields — only unknown or
@@ -49,10 +51,14 @@ beforeAll(async () => {
     { name: "RBT note", path: `/v2/notes-rbt/${note!.id}`, field: { next_session_is_scheduled_for: "Thursday 9:00" } },
   ];
   putOnly = [
-    { name: "BIP (v1)", path: `/bip/update/${bip.id}`, show: `/v2/bips/${bip.id}`, field: { needs_attention: true } },
+    // Not the value the BIP's own PUT just wrote: the same document sent again would change nothing (decision 017, stop 44).
+    { name: "BIP (v1)", path: `/bip/update/${bip.id}`, show: `/v2/bips/${bip.id}`, field: { needs_attention: false } },
     { name: "RBT note (v1)", path: `/note_rbt/update/${note!.id}`, show: `/v2/notes-rbt/${note!.id}`, field: { next_session_is_scheduled_for: "Friday 9:00" } },
   ];
 });
+
+/** The field with another value than the PATCH above wrote (a flag flipped, a number up one, a text extended). */
+const another = (field: Record<string, unknown>) => Object.fromEntries(Object.entries(field).map(([k, v]) => [k, typeof v === "boolean" ? !v : typeof v === "number" ? v + 1 : `${String(v)} again`]));
 
 async function recordOf(c: Case): Promise<{ version?: unknown } | undefined> {
   const res = await api(c.show ?? c.path, { token });
@@ -118,12 +124,93 @@ describe("a PUT naming none of the record's fields (probe 8913 §2, stop 28)", (
   it.each(ALL_NAMES)("%s: a PUT naming a real field is answered as before: a BIP and an objective are replaced (200), no record says 'Nothing to change'", async (name) => {
     const c = named(name);
     const before = (await versionOf(c)) as number;
-    const res = await api(c.path, { method: "PUT", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...c.field, version: before } });
+    // A value the record does not hold yet: one it holds, sent again, changes nothing (decision 017, stop 44).
+    const res = await api(c.path, { method: "PUT", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...another(c.field), version: before } });
     const answer = (await res.json()) as { message?: string };
     expect(answer.message, c.name).not.toBe(NOTHING);
     if (["BIP", "BIP (v1)", "objective"].includes(c.name)) {
       expect(res.status, `${c.name}: ${JSON.stringify(answer)}`).toBe(200);
       expect(await versionOf(c), c.name).toBe(before + 1);
     }
+  });
+});
+
+/**
+ * An update whose parsed change leaves every field as stored writes nothing (decision 017, 2026-11-29 stop 44): an
+ * integrator that sends back what it read does not move the version, so another client's next save is not a 409 for
+ * a change that changed nothing. Per record: the stored value sent back (PATCH), then a real change, which saves once.
+ */
+describe("an update that sends back the stored values", () => {
+  /** [record, its audit entity, another value for its field (the field of the cases above may already be stored)] */
+  const COVERED: [string, string, (stored: Record<string, unknown>) => Record<string, unknown>][] = [
+    ["client", "patient", () => ({ first_name: "Mara" })],
+    ["parent", "parent", () => ({ phone: "555-0199" })],
+    ["employee", "employee", () => ({ phone: "555-0198" })],
+    ["location", "location", () => ({ city: "Boulder" })],
+    ["insurer", "insurance", () => ({ name: "Acme Health Prime" })],
+    ["role", "role", () => ({ name: "Back office" })],
+    ["PA service", "pa_service", () => ({ n_units: 41 })],
+    ["BIP", "bip", (stored) => ({ needs_attention: !stored.needs_attention })],
+    ["plan", "plan", () => ({ name: "Calmer mornings" })],
+    ["intake assessment", "intake_assessment", () => ({ person_responding: "Father" })],
+  ];
+
+  const updateRows = async (entity: string, id: number) =>
+    (await db().select({ id: auditLog.id }).from(auditLog).where(and(eq(auditLog.entity, entity), eq(auditLog.entityId, String(id)), eq(auditLog.action, "update")))).length;
+
+  it.each(COVERED)("%s: 422 'Nothing to change', the version as it was and no audit row; a real change saves and moves the version once", async (name, entity, other) => {
+    const c = named(name);
+    const id = Number(c.path.split("/").pop());
+    const record = (await recordOf(c)) as Record<string, unknown> & { version: number };
+    const rows = await updateRows(entity, id);
+    const resent = Object.fromEntries(Object.keys(c.field).map((k) => [k, record[k]]));
+    for (const body of [resent, { ...resent, version: record.version }]) {
+      const res = await api(c.path, { method: "PATCH", token, body });
+      expect(res.status, `${name} ${JSON.stringify(body)}: ${await res.clone().text()}`).toBe(422);
+      expect(((await res.json()) as { message: string }).message, name).toBe(NOTHING);
+    }
+    expect(await versionOf(c), name).toBe(record.version);
+    expect(await updateRows(entity, id), name).toBe(rows);
+    // A stale version is still told as one, changed or not.
+    const stale = await api(c.path, { method: "PATCH", token, body: { ...resent, version: record.version - 1 } });
+    expect(stale.status, name).toBe(409);
+    const res = await api(c.path, { method: "PATCH", token, body: { ...other(record), version: record.version } });
+    expect(res.status, `${name}: ${await res.clone().text()}`).toBe(200);
+    expect(await versionOf(c), name).toBe(record.version + 1);
+    expect(await updateRows(entity, id), name).toBe(rows + 1);
+  });
+
+  it("client: the record as read, PUT back whole, changes nothing", async () => {
+    const c = named("client");
+    const record = (await recordOf(c)) as Record<string, unknown> & { version: number };
+    const res = await api(c.path, { method: "PUT", token, body: record });
+    expect(res.status, await res.clone().text()).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe(NOTHING);
+    expect(await versionOf(c)).toBe(record.version);
+  });
+
+  /** The stored details of createPatient's client (BILLABLE_DETAILS) as the edit form posts them back. */
+  const BROWSER_DETAILS = { insuranceId: "MBR123", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", is_self_subscriber: "on" };
+
+  it("the client edit form saved without an edit: 'Nothing to change.' where the save goes, nothing written", async () => {
+    const loc = await createLocation();
+    const admin = await createUser({ role: "ADMIN", locations: [loc.id] });
+    const client = await createPatient({ locationId: loc.id });
+    const cookie = await signInCookie(admin);
+    const stored = async () => (await db().select().from(patients).where(eq(patients.id, client.id)))[0]!;
+    const before = await stored();
+    const fields = { intent: "save", version: String(before.version), patient_identifier: before.patientIdentifier!, first_name: before.firstName, last_name: before.lastName, status: before.status, location_id: String(loc.id), birth_date: before.birthDate!, ...BROWSER_DETAILS };
+    const rows = await updateRows("patient", client.id);
+    const res = await form(`/patients/list/edit/${client.id}`, fields, cookie);
+    expect(res.status, await res.clone().text()).toBe(303);
+    const to = new URL(res.headers.get("Location")!, "http://x");
+    expect(to.pathname).toBe(`/patients/profile/${client.id}`);
+    expect(to.searchParams.get("flash")).toBe("Nothing to change.");
+    expect((await stored()).version).toBe(before.version);
+    expect(await updateRows("patient", client.id)).toBe(rows);
+    // An edit still saves.
+    const saved = await form(`/patients/list/edit/${client.id}`, { ...fields, first_name: "Edited" }, cookie);
+    expect(new URL(saved.headers.get("Location")!, "http://x").searchParams.get("flash")).toBe("Client updated.");
+    expect((await stored()).version).toBe(before.version + 1);
   });
 });
