@@ -173,11 +173,6 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   const leftOut = !opts.partial && permissionsLeftOut(raw) ? { permissions: PERMISSIONS_REQUIRED } : null;
   if (!parsed.ok || leftOut) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...leftOut });
   const { name, permissions } = parsed.data;
-  // A save that leaves the name and the permission set as stored writes nothing and keeps the version (decision 017,
-  // stop 44); a stale version is still a 409.
-  const sorted = (list: readonly string[]) => [...list].sort();
-  if (leavesAsStored({ name: current.name, permissions: sorted(current.permissions) }, { name, permissions: sorted(permissions) }))
-    return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   if (name !== current.name) {
     if (isProtectedRole(current.name)) return invalid({ name: `The ${current.name} role cannot be renamed.` });
     const refused = reservedNameRefused(ctx, name);
@@ -187,6 +182,11 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   }
   const rank = mayEditRole(ctx.actor, current, { name, permissions });
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
+  // A save that leaves the name and the permission set as stored writes nothing and keeps the version (decision 017,
+  // stop 44), once the actor may edit the role at all; a stale version is still a 409.
+  const sorted = (list: readonly string[]) => [...list].sort();
+  if (leavesAsStored({ name: current.name, permissions: sorted(current.permissions) }, { name, permissions: sorted(permissions) }))
+    return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   // Changing a role's permissions changes every holder's powers: the actor must cover all their locations.
   const permissionsChange = [...permissions].sort().join() !== [...current.permissions].sort().join();
   if (permissionsChange && scoped) {

@@ -182,13 +182,15 @@ describe("a plan follows its client (probe, stop 24)", () => {
     const identity = await (await request(`/bip/tabbed/${bip.id}?tab=identity`, { cookie })).text();
     expect(identity).toContain(`<option value="${doctor.id}" selected="">Dana User (not at the client&#x27;s location)</option>`);
     expect(identity).not.toContain("Omar");
+    // The stored doctor sent back with the tab unchanged: no refusal, and nothing to save (decision 017, stop 44).
     const same = await post(`/bip/tabbed/${bip.id}?tab=identity`, { intent: "save-tab", tab: "identity", version: "3", type_of_assessment: "1", doctor_id: String(doctor.id) }, cookie);
     expect(same.status).toBe(303);
+    expect(new URL(same.headers.get("Location")!, "http://x").searchParams.get("flash")).toBe("Nothing to change.");
     const refused = await api(`/v2/bips/${bip.id}`, { method: "PATCH", token, body: { doctor_id: outsider.id } });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ doctor_id: "Choose an employee of the client's location." });
     const row = await bipRow(bip.id);
-    expect([row.doctorId, row.version, readDocument(row.document).strengths]).toEqual([doctor.id, 4, "Kind"]);
+    expect([row.doctorId, row.version, readDocument(row.document).strengths]).toEqual([doctor.id, 3, "Kind"]);
   });
 
   it("a client who moves takes their plans: the dashboards and the cached plan lists of both locations follow at once", async () => {

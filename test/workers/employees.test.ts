@@ -792,11 +792,13 @@ describe("employment compliance dates in the shape the API answers with (probe 8
     const { token, emp } = await target();
     const got = (await (await api(`/v2/employees/${emp.id}`, { token })).json()) as Answer;
     const employment = got.data.locations.map((l) => ({ location_id: l.id, salary: l.salary, compliance: l.compliance }));
+    // What GET answered, sent back, changes nothing: kept as stored, no write (decision 017, stop 44).
     const res = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment, version: got.data.version } });
-    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.status, await res.clone().text()).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe("Nothing to change: send at least one field to update.");
     expect(await stored(emp.id)).toMatchObject({ cpr_every_2_years: "2026-12-20", bacb_license_expiration: "2027-01-18" });
     const moved = employment.map((e) => ({ ...e, compliance: { ...e.compliance, cpr_every_2_years: "2028-12-20" } }));
-    const again = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment: moved, version: got.data.version + 1 } });
+    const again = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment: moved, version: got.data.version } });
     expect(again.status, await again.clone().text()).toBe(200);
     expect(await stored(emp.id)).toMatchObject({ cpr_every_2_years: "2028-12-20", bacb_license_expiration: "2027-01-18" });
   });
@@ -886,6 +888,8 @@ describe("an employee always keeps a location; removing one needs all of theirs 
 
     it('"employment": [] alone clears the employment details only: every location stays', async () => {
       const { a, b, emp, token } = await scene();
+      // A detail to clear: with none, the call would change nothing (decision 017, stop 44).
+      await db().update(userLocations).set({ salary: 20 }).where(eq(userLocations.userId, emp.id));
       const res = await api(path(emp.id), { method, token, body: { employment: [] } });
       expect(res.status, await res.clone().text()).toBe(200);
       expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));

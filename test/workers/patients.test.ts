@@ -708,7 +708,9 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     const shown = (await (await api(`/v2/patients/${p.id}`, { token })).json()) as { data: { pa_assessments: unknown } };
     expect(shown.data.pa_assessments).toEqual(legacy);
     expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { city: "Tampa" } })).status).toBe(200);
-    expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: legacy } })).status).toBe(200);
+    // The list sent back as it is is not refused: it changes nothing (decision 017, stop 44).
+    const resent = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: legacy } });
+    expect([resent.status, ((await resent.json()) as { message: string }).message]).toEqual([422, "Nothing to change: send at least one field to update."]);
     // A changed CPT must pass.
     const bad = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: [assessment("Old", [service("ABCDF", { end_date: "2024-09-01" })])] } });
     expect(bad.status).toBe(422);
@@ -716,7 +718,7 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     // The edit form without JavaScript saves the untouched rows.
     const cookie = await signInCookie(user);
     const fields = {
-      patient_identifier: p.patientIdentifier, first_name: p.firstName, last_name: p.lastName, status: "active", location_id: String(loc.id), version: "3", intent: "save",
+      patient_identifier: p.patientIdentifier, first_name: p.firstName, last_name: p.lastName, status: "active", location_id: String(loc.id), version: "2", intent: "save",
       "pa_assessments[0][assessment]": "Old", "pa_assessments[0][start_date]": "2024-01-01", "pa_assessments[0][end_date]": "2024-06-30",
       "pa_assessments[0][services][0][start_date]": "2024-02-01", "pa_assessments[0][services][0][end_date]": "2024-09-01", "pa_assessments[0][services][0][cpt]": "ABCDE", "pa_assessments[0][services][0][n_units]": "40", "pa_assessments[0][services][0][provider]": "Dr. Ruiz",
     };
