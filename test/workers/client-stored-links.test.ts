@@ -83,9 +83,11 @@ describe("a linked parent the editor cannot see (probe 8963 D1)", () => {
     expect(optionsOf(html, "parent_id")).toContainEqual([String(parent.id), "Linked parent (another location)"]);
     expect(html).not.toContain("Hidden Guardian");
     expect(html).not.toContain(parent.email);
+    // Untouched, the save changes nothing: "Nothing to change.", the link and the version as stored (decision 017, stop 44).
     const saved = await untouchedSave(p.id, cookie);
     expect(saved.status).toBe(303);
-    expect(await row(p.id)).toMatchObject({ parentId: parent.id, version: 2 });
+    expect(new URL(saved.headers.get("Location")!, "http://x").searchParams.get("flash")).toBe("Nothing to change.");
+    expect(await row(p.id)).toMatchObject({ parentId: parent.id, version: 1 });
     // The profile names the link the same way.
     const profile = await (await request(`/patients/profile/${p.id}`, { cookie })).text();
     expect(profile).toContain("Linked parent (another location)");
@@ -156,8 +158,9 @@ describe("an insurer deleted while clients and PA services use it (probe 8963 D2
     expect(optionsOf(html, "insurer_id").map(([id]) => id)).not.toContain(String(secondary.id));
     expect(optionsOf(html, "insurer_secondary_id")).toContainEqual([String(secondary.id), "Gone Secondary Ins (deleted)"]);
     expect(optionsOf(html, "insurer_secondary_id").map(([id]) => id)).not.toContain(String(primary.id));
+    // Untouched, the save changes nothing (decision 017, stop 44): the insurers and the version as stored.
     expect((await untouchedSave(p.id, cookie)).status).toBe(303);
-    expect(await row(p.id)).toMatchObject({ insurerId: primary.id, insurerSecondaryId: secondary.id, version: 2 });
+    expect(await row(p.id)).toMatchObject({ insurerId: primary.id, insurerSecondaryId: secondary.id, version: 1 });
     const path = `/patients/profile/${p.id}`;
     const profile = await (await request(path, { cookie })).text();
     expect(profile).toContain("<dd>Gone Primary Ins (deleted)</dd>");

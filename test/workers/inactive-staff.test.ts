@@ -181,8 +181,9 @@ describe("the client's staff selects offer active employees only", () => {
       expect(ids(html, "bcba_home_id"), path).not.toContain(inactiveBcba.id);
     }
     const saved = await post(`/patients/setting/${p.id}`, { intent: "staff", version: "1", rbt_home_id: String(inactiveRbt.id), bcba_home_id: String(activeBcba.id) }, clientManager.cookie);
+    // Unchanged, the save changes nothing (decision 017, stop 44): the link and the version as stored.
     expect(saved.status).toBe(303);
-    expect(await clientRow(p.id)).toMatchObject({ rbtHomeId: inactiveRbt.id, bcbaHomeId: activeBcba.id, version: 2 });
+    expect(await clientRow(p.id)).toMatchObject({ rbtHomeId: inactiveRbt.id, bcbaHomeId: activeBcba.id, version: 1 });
   });
 
   it("settings screen: newly assigning an inactive employee is refused at the field, nothing written", async () => {
