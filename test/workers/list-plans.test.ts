@@ -50,17 +50,20 @@ describe("the notes list of a user limited to some locations", () => {
   const seeded: Seeded[] = [];
   const tag = `Plan${Date.now().toString(36)}`;
   let gone = 0;
+  // Identifiers of digits only: the default (`P-` and a base-36 time) can hold "bo", which the search below would then
+  // find in every client's identifier (the list searches identifiers too), a run in a thousand.
+  const digitsOnly = (k: number) => `P-${Date.now()}${k}`;
 
   beforeAll(async () => {
     for (let i = 0; i < 4; i++) locs.push((await createLocation({ title: `${tag} ${i}` })).id);
     const clients = [
-      await createPatient({ locationId: locs[0]!, lastName: `${tag}Ames` }),
-      await createPatient({ locationId: locs[0]!, lastName: `${tag}Boyd` }),
-      await createPatient({ locationId: locs[1]!, lastName: `${tag}Cole` }),
-      await createPatient({ locationId: locs[2]!, lastName: `${tag}Dunn` }),
-      await createPatient({ locationId: locs[3]!, lastName: `${tag}Eads` }),
+      await createPatient({ locationId: locs[0]!, lastName: `${tag}Ames`, patientIdentifier: digitsOnly(1) }),
+      await createPatient({ locationId: locs[0]!, lastName: `${tag}Boyd`, patientIdentifier: digitsOnly(2) }),
+      await createPatient({ locationId: locs[1]!, lastName: `${tag}Cole`, patientIdentifier: digitsOnly(3) }),
+      await createPatient({ locationId: locs[2]!, lastName: `${tag}Dunn`, patientIdentifier: digitsOnly(4) }),
+      await createPatient({ locationId: locs[3]!, lastName: `${tag}Eads`, patientIdentifier: digitsOnly(5) }),
     ];
-    const goneClient = await createPatient({ locationId: locs[0]!, lastName: `${tag}Gone` });
+    const goneClient = await createPatient({ locationId: locs[0]!, lastName: `${tag}Gone`, patientIdentifier: digitsOnly(6) });
     gone = goneClient.id;
     const all = [...clients, goneClient];
     const provider = (await createUser({ permissions: ["view_notes"], locations: locs })).id;
