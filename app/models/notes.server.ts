@@ -46,6 +46,7 @@ import {
   type Surroundings,
 } from "~/domain/note-rules";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SPEC_FIELD_KEYS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
+import { NOTE_TYPE_LABELS } from "~/domain/note-list";
 import { dollarsOf } from "~/domain/billing";
 import { fittingModifiers, modifierRefusal, type ModifierSlot } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
@@ -657,17 +658,27 @@ function pageOf<T>(query: ListQuery, f: NoteFilters, [rows, [total]]: PageRows, 
 
 const clientsOfPage = (page: Paged<{ patient_id: number }>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
 
-function parseFilters(raw: Record<string, unknown>): ModelResult<NoteFilters> {
+/**
+ * The filters of a list: all types, or the one type of its path (`/v2/notes-rbt`, `/note_bcba`). There a `type`
+ * naming another type is refused at `type` (decision 017, stop 45) rather than answered with the path's notes as if
+ * they were the type asked for; the path's own type, '' and "null" (all) list the path's type.
+ */
+function parseFilters(raw: Record<string, unknown>, pathType: NoteType | null = null): ModelResult<NoteFilters> {
   const parsed = parseWith(NoteFilters, filtersFrom(raw));
-  return parsed.ok ? ok(parsed.data) : invalid(parsed.errors);
+  if (!parsed.ok) return invalid(parsed.errors);
+  if (pathType === null) return ok(parsed.data);
+  if (parsed.data.type !== "" && parsed.data.type !== pathType) {
+    return invalid({ type: `This list holds only ${NOTE_TYPE_LABELS[pathType]} notes: leave type out, or give ${pathType}.` });
+  }
+  return ok({ ...parsed.data, type: pathType });
 }
 
 /**
  * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
  * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
  */
-export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  const f = parseFilters(raw);
+export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}, pathType: NoteType | null = null): Promise<ModelResult<Paged<NoteJson>>> {
+  const f = parseFilters(raw, pathType);
   if (!f.ok) return f;
   const result = await ctx.db.batch([...pageReads(ctx, query, f.data, WHOLE)]);
   return ok(pageOf(query, f.data, result as unknown as PageRows, WHOLE).page);
@@ -677,8 +688,8 @@ export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record
  * The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit
  * row naming the page's clients). Two round trips: the page (with the audit tail), the audit row.
  */
-export function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  return auditedPage(ctx, query, raw, WHOLE);
+export function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}, pathType: NoteType | null = null): Promise<ModelResult<Paged<NoteJson>>> {
+  return auditedPage(ctx, query, raw, WHOLE, pathType);
 }
 
 /** The notes list as the screen shows it: listNotes with list items rather than whole notes. */
@@ -686,8 +697,8 @@ export function listNoteItems(ctx: ModelContext, query: ListQuery, raw: Record<s
   return auditedPage(ctx, query, raw, LIST);
 }
 
-async function auditedPage<T extends { patient_id: number }>(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown>, shape: PageShape<T>): Promise<ModelResult<Paged<T>>> {
-  const f = parseFilters(raw);
+async function auditedPage<T extends { patient_id: number }>(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown>, shape: PageShape<T>, pathType: NoteType | null = null): Promise<ModelResult<Paged<T>>> {
+  const f = parseFilters(raw, pathType);
   if (!f.ok) return f;
   const { page, tail } = pageOf(query, f.data, (await ctx.db.batch([...pageReads(ctx, query, f.data, shape)])) as unknown as PageRows, shape);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);

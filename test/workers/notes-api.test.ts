@@ -350,6 +350,24 @@ describe("reads", () => {
     expect((await call(manager.token, "GET", "/note_rbt/storeReplacemts")).status).toBe(405);
   });
 
+  it.each([
+    ["v2", (q: string) => `/v2/notes-rbt?patient_id=${s.patient.id}&${q}`],
+    ["legacy", (q: string) => `/note_rbt?patient_id=${s.patient.id}&${q}`],
+  ])("a %s RBT list asked for another note type answers 422 at type, not RBT notes under that name (decision 017)", async (_label, path) => {
+    for (const same of ["type=rbt", "type=", "type=null"]) {
+      const r = await call(manager.token, "GET", path(same));
+      expect([same, r.status, r.json.data?.map((n: { id: number }) => n.id)]).toEqual([same, 200, [id]]);
+    }
+    for (const [other, message] of [
+      ["type=bcba", "This list holds only RBT notes: leave type out, or give rbt."],
+      ["type=combined", "This list holds only RBT notes: leave type out, or give rbt."],
+      ["type=xyz", "Choose a note type: rbt, bcba or combined."],
+    ] as const) {
+      const r = await call(manager.token, "GET", path(other));
+      expect([other, r.status, r.json.errors?.type]).toEqual([other, 422, message]);
+    }
+  });
+
   it("a cached list sees a new note at once; a refused write leaves the cache as it was", async () => {
     const t = await scene();
     const path = `/v2/notes-rbt?patient_id=${t.patient.id}&cache=true`;

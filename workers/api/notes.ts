@@ -65,7 +65,7 @@ function noteResource(type: NoteType, label: string): RestResource<NoteWithHisto
     view: "view_notes",
     manage: "manage_notes",
     permissions: { create: "view_notes", update: "view_notes", status: "manage_notes", remove: "manage_notes" },
-    list: (ctx, query, filters) => notesPage(ctx, query, { ...filters, type }),
+    list: (ctx, query, filters) => notesPage(ctx, query, filters, type),
     get: async (ctx, id) => {
       const found = await getNote(ctx, type, id);
       return found ? { ...found.note, history: found.history } : null;
@@ -101,7 +101,7 @@ function legacyRouter(type: NoteType) {
       if (refused) return refused;
       const q = listQuery(c);
       if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
-      const result = await listNotes(modelContext(c), q.data, { ...c.req.query(), type });
+      const result = await listNotes(modelContext(c), q.data, c.req.query(), type);
       return result.ok ? c.json(result.data) : answer(c, result);
     })
     .get("/config", view, async (c) => answer(c, await noteConfig(modelContext(c), type, c.req.query())))
