@@ -177,7 +177,6 @@ export const canReopenTicket = (actor: Actor, t: TicketFacts): boolean => ticket
 
 /** Why a change is refused, in the words the form shows. */
 export const TICKET_MESSAGES = {
-  nothingChanged: "Nothing changed.",
   closed: "This ticket is closed. Reopen it to respond.",
   notEditable: "This ticket can no longer be edited: the office has answered it or it is closed.",
   alreadyClosed: "This ticket is already closed.",

@@ -1,7 +1,6 @@
 import { and, asc, count, eq, isNull, ne, notExists, or, sql, type SQL } from "drizzle-orm";
-import { leavesAsStored } from "~/domain/audit-changes";
+import { changeDetail, changesNoField, leavesAsStored } from "~/domain/audit-changes";
 import { insuranceServices, insurances, locations, notes, paServices, patients } from "~/db/schema";
-import { changeDetail } from "~/domain/audit-changes";
 import { dollarPrice, notesPricedBy, pickService } from "~/domain/billing";
 import { INSURER_IN_USE, SERVICE_COVERS_PA, SERVICE_IN_USE, SERVICE_MATCH_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -456,6 +455,11 @@ export async function updateInsuranceService(
   if (namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
   const parsed = parseChange(InsuranceServiceInput, raw, opts.partial ? serviceAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  // A save that leaves every field as stored writes nothing and keeps the version (decision 017, stop 44; stop 45),
+  // before any rule about what a change may change: a price sent back as stored changes nothing it matches, so it is
+  // never the in-use refusal. A stale version is still a 409.
+  const detail = serviceChange(current, parsed.data);
+  if (changesNoField(detail)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   // Only a change of what makes the service (code, provider, location) is checked for a twin: re-pricing a service
   // that has a twin stored before the rule is not refused (decision 017: an edit fails only on what it changes).
   // The same change is refused while notes are priced by the service, or PA services need its CPT (decision 017, stop 44).
@@ -473,7 +477,7 @@ export async function updateInsuranceService(
     const refused = await checkService(ctx, current.insurance_id, input, null);
     if (refused) return invalid(refused);
   }
-  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id, ...serviceChange(current, parsed.data) } }, (audit) => [
+  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id, ...detail } }, (audit) => [
     ctx.db
       .update(insuranceServices)
       .set({ ...serviceValues(parsed.data), version: sql`${insuranceServices.version} + 1`, updatedAt: ctx.now().toISOString() })

@@ -5,7 +5,7 @@ import { FilterId, parseFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { amountCents, amountsChanged, EffectiveFromInput, effectiveFromRefusal, FROM_THE_START, parseRateInfo, RATE_AMOUNT_KEYS, RateRecordInput } from "~/domain/rates";
-import { changeDetail } from "~/domain/audit-changes";
+import { changeDetail, changesNoField } from "~/domain/audit-changes";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditTail, auditWho, withAudit } from "~/services/audit.server";
@@ -183,6 +183,11 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const parsed = parseChange(RateRecordInput, body, opts.partial ? asInput : null);
   const dated = parseWith(EffectiveFromInput, { effective_from: sentDate });
   if (!parsed.ok || !dated.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(dated.ok ? {} : dated.errors) });
+  // A save that leaves the name, location, amounts and info as stored writes nothing and keeps the version (decision
+  // 017, stop 44; stop 45), whatever its date: `effective_from` only dates an amount change (decision 039), so the
+  // stored amounts sent again, on their own date or another, add no history. A stale version is still a 409.
+  const change = rateRecordChange(current, parsed.data);
+  if (changesNoField(change)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
   // A save that keeps the stored location keeps it unchecked (decision 017, stop 33's rule for insurer links; stop 40):
   // a record stored at a location deleted before deletes were refused for it still saves. A new location is checked.
   // A location the batch did not read (a body the schema reads differently) is looked up on its own: never a skipped check.
@@ -221,7 +226,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const results = await withAudit(
     ctx.db,
     auditWho(ctx),
-    { action: "update", entity: "rate_record", entityId: id, detail: { ...rateRecordChange(current, parsed.data), ...(changesAmounts ? { effective_from: from } : {}) } },
+    { action: "update", entity: "rate_record", entityId: id, detail: { ...change, ...(changesAmounts ? { effective_from: from } : {}) } },
     () => [
       ctx.db
         .update(rateRecords)

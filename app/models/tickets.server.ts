@@ -23,6 +23,7 @@ import {
 import type { StaffGone } from "~/domain/patients";
 import { zonedDate } from "~/domain/time";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { leavesAsStored } from "~/domain/audit-changes";
 import type { Email } from "~/services/email.server";
 import type { EmailAbout } from "~/services/jobs.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -393,7 +394,8 @@ function afterJson(ctx: ModelContext, rows: Joined[]): TicketJson | null {
  * `assigned_to` when given (absent: unchanged). A change of assignee is the office's (canAssignTicket) and
  * names an active staff member who holds manage_tickets and covers the ticket's location; otherwise 422 on
  * `assigned_to` and nothing changes. The candidate is read in the same round trip as the ticket. A new
- * assignee other than the actor is emailed (`notice`) after the write, as the requester of an answer is.
+ * assignee other than the actor is emailed (`notice`) after the write, as the requester of an answer is. A save
+ * that leaves the text and the assignee as stored answers "Nothing to change" (nothingToChange) and emails no one.
  */
 export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null; notice?: TicketNotice }): Promise<ModelResult<TicketJson>> {
   const wantsAssignee = raw.assigned_to !== undefined;
@@ -416,12 +418,14 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
   const parsed = parseChange(TicketInput, raw, opts.partial ? base : null);
   if (!parsed.ok) return invalid(parsed.errors);
-  const sameText = (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
-  // Saving what is already stored is no change (decision 036): nothing written, no audit row, the version kept (so no
-  // one else's open form goes stale). A stale version still answers 409 below: the form was made from older values.
-  if (!assigning && sameText && (opts.version === null || opts.version === current.version)) {
-    const { requester_email: _e, ...unchanged } = current;
-    return ok(unchanged, TICKET_MESSAGES.nothingChanged);
+  const sameText = leavesAsStored(base, parsed.data);
+  // Saving what is already stored, the same assignee included, is no change (decision 017 stop 44, decision 036 stop
+  // 45): 422 "Nothing to change", nothing written, no audit row, no email, the version kept (so no one else's open form
+  // goes stale); a screen goes to the ticket saying so. A stale version still answers 409: the form was made from
+  // older values.
+  if (!assigning && sameText) {
+    const { requester_email: _e, ...stored } = current;
+    return opts.version !== null && opts.version !== current.version ? conflict(stored) : nothingToChange(stored);
   }
   const onlyAssignment = assigning && sameText;
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.

@@ -132,6 +132,37 @@ describe("editing what an insurer's price matches while it is in use (decision 0
     expect(await row(s.id)).toMatchObject({ cptCode: "97153", unitPrice: 17.25, description: "Moved by hand" });
   });
 
+  it("a price sent back as stored while notes and a PA service rely on it: 'Nothing to change', not the refusal; nothing written (stop 45)", async () => {
+    const p = await payer();
+    const nothing = "Nothing to change: send at least one field to update.";
+    for (const price of ["rbt", "cpt97155"] as const) {
+      const s = p.prices[price];
+      const before = await row(s.id);
+      const billed = await charges(p);
+      const stored = { code: s.cptCode, provider: s.provider, description: s.description, unit_price: s.unitPrice, max_per_day: s.maxPerDay, multiplier: s.multiplier, location_id: s.locationId };
+      const bodies: [string, Record<string, unknown>][] = [
+        ["PATCH", { code: s.cptCode, provider: s.provider, location_id: null }],
+        ["PATCH", { unit_price: String(s.unitPrice), version: s.version }],
+        ["PUT", stored],
+        // The code and provider typed another way read as the stored ones.
+        ["PUT", { ...stored, code: ` ${s.cptCode} `, provider: s.provider!.toUpperCase(), version: s.version }],
+      ];
+      for (const [method, body] of bodies) {
+        const res = await api(`/insurance/update/service/${s.id}`, { method, token: p.token, body });
+        const json = (await res.json()) as { message: string; errors?: Record<string, string> };
+        expect(res.status, `${price} ${method} ${JSON.stringify(json)}`).toBe(422);
+        expect(json, `${price} ${method}`).toMatchObject({ message: nothing, errors: { form: nothing } });
+      }
+      expect(await row(s.id)).toEqual(before);
+      expect(await updateAudits(s.id)).toBe(0);
+      expect(await charges(p)).toEqual(billed);
+      // What it matches, changed, is still refused.
+      const moved = await api(`/insurance/update/service/${s.id}`, { method: "PUT", token: p.token, body: { ...stored, code: "97154" } });
+      expect(moved.status).toBe(422);
+      expect(((await moved.json()) as { message: string }).message).not.toBe(nothing);
+    }
+  });
+
   it("another price covering the CPT lets the PA services' price change its code", async () => {
     const p = await payer();
     await p.service({ cptCode: "97155", provider: "rbt", type: "rbt", locationId: p.location.id, unitPrice: 41 });

@@ -554,28 +554,27 @@ describe("ticket assignment (decision 036, stop 17)", () => {
     expect((await ticketRow(t.id)).assignedTo).toBe(everywhere.id);
   });
 
-  it("saving without a change is no change: 'Nothing changed.', no version bump, no audit row (screen and API)", async () => {
+  it("saving without a change is no change: 'Nothing to change' (422; the screen's flash), no version bump, no audit row (screen and API)", async () => {
+    const nothing = "Nothing to change: send at least one field to update.";
     const t = await newTicket("Already assigned");
     expect((await assign(t.id, String(officeA2.id), "officeA", t.version)).status).toBe(303);
     const before = await ticketRow(t.id);
     const trail = async () => (await db().select({ id: auditLog.id }).from(auditLog).where(and(eq(auditLog.entity, "ticket"), eq(auditLog.entityId, String(t.id))))).length;
     const rows = await trail();
-    // The view's "Save assignment" with the current assignee.
+    // The view's "Save assignment" with the current assignee: where a save goes, saying so (decision 017, stop 45).
     const same = await assign(t.id, String(officeA2.id), "officeA", before.version);
     expect(same.status).toBe(303);
-    expect(decodeURIComponent(same.headers.get("Location") ?? "")).toContain("flash=Nothing changed.");
+    expect(decodeURIComponent(same.headers.get("Location") ?? "")).toContain("flash=Nothing to change.");
     // The API: the same assignee, the same priority, the same text.
     for (const body of [{ assigned_to: officeA2.id }, { priority: "high" }, { subject: "Already assigned", category: "technical" }, { assigned_to: String(officeA2.id), priority: "high" }]) {
       const res = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeA, body });
-      expect(res.status, JSON.stringify(body)).toBe(200);
-      const answer = (await res.json()) as { message: string; data: { version: number; assigned_to: number } };
-      expect(answer.message).toBe("Nothing changed.");
-      expect(answer.data).toMatchObject({ version: before.version, assigned_to: officeA2.id });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toBe(nothing);
     }
     // A whole-ticket PUT that sends it back as stored, by the requester too (the office has not answered).
     const put = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.requester, body: { subject: "Already assigned", body: "The printer jams.", category: "technical", priority: "high" } });
-    expect(put.status).toBe(200);
-    expect(((await put.json()) as { message: string }).message).toBe("Nothing changed.");
+    expect(put.status).toBe(422);
+    expect(((await put.json()) as { message: string }).message).toBe(nothing);
     expect(await ticketRow(t.id)).toEqual(before);
     expect(await trail()).toBe(rows);
     // A stale version is still a conflict (the form was made from older values), and a real change still saves.
@@ -714,7 +713,7 @@ describe("ticket assignment (decision 036, stop 17)", () => {
     expect((await patch(tokens.officeA, officeA.id)).status).toBe(200); // oneself
     expect((await patch(tokens.officeA, null)).status).toBe(200); // unassigned
     expect((await patch(tokens.officeA, officeA2.id)).status).toBe(200); // told
-    expect((await patch(tokens.officeA, officeA2.id)).status).toBe(200); // the same person again
+    expect((await patch(tokens.officeA, officeA2.id)).status).toBe(422); // the same person again: nothing to change
     const put = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.officeA, body: { subject: "API mail case", body: "b", assigned_to: officeA2.id } });
     expect(put.status).toBe(200); // a whole-ticket PUT that keeps the assignee
     expect((await patch(tokens.officeA, colleague.id)).status).toBe(422);
@@ -737,7 +736,7 @@ describe("ticket assignment (decision 036, stop 17)", () => {
       ["oneself", officeA, officeA.id, true, 0],
       ["unassign", officeA, null, true, 0],
       ["someone else", officeA, officeA2.id, true, 1],
-      ["the same person again", officeA, officeA2.id, true, 0],
+      ["the same person again (nothing to change)", officeA, officeA2.id, false, 0],
       ["not eligible", officeA, colleague.id, false, 0],
       ["the requester", requester, everywhere.id, false, 0],
       ["an all-locations office member", officeA2, everywhere.id, true, 1],
