@@ -54,6 +54,9 @@ export function changesNoField(change: ChangeDetail): boolean {
   return change.changed.length === 0;
 }
 
+/** What a screen says after a save that changed nothing (`formResult`): success-looking, nothing written. */
+export const NOTHING_CHANGED_NOTICE = "Nothing to change.";
+
 /** The same question for an update that writes no change detail: `written` against `stored`, by `written`'s keys. */
 export function leavesAsStored(stored: Record<string, unknown>, written: Record<string, unknown>): boolean {
   return changesNoField(changeDetail(stored, written, []));

@@ -9,6 +9,7 @@ import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT, parseWith, type Pars
 import { FILTER_ID_MESSAGE, givenOnceMessage } from "./list-filters";
 import { DATE_MESSAGE, IsoDate } from "./paging";
 import { roundMeasure } from "./measure";
+import { NOTHING_CHANGED_NOTICE } from "./audit-changes";
 
 /**
  * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
@@ -26,8 +27,6 @@ export const WEEKLY_REPORT_NOTICES = {
   saturday: { title: "Invalid Date Selection", text: "Please select a Saturday for the weekly report date." },
   added: { title: "Add Weekly Report", text: "Weekly report added successfully" },
   updated: { title: "Update Weekly Report", text: "Value updated successfully" },
-  /** An Update whose value and total units are the stored ones (rounded as stored): nothing is written (decision 029). */
-  unchanged: { title: "Update Weekly Report", text: "Nothing to update: the value and total units are the ones already saved." },
   deleted: { title: "Delete Weekly Report", text: "Weekly report deleted successfully" },
   confirmDelete: { title: "Are you sure you want to delete this weekly report", text: "This action cannot be undone." },
 } as const satisfies Record<string, Notice>;
@@ -149,7 +148,13 @@ export function editorPageParam(raw: string | null): number | null {
   return /^[1-9]\d{0,6}$/.test(text) ? Number(text) : null;
 }
 
-const TITLES = new Map<string, string>([...Object.values(WEEKLY_REPORT_NOTICES), ...Object.values(CHART_COMMENT_NOTICES)].map((n) => [n.text, n.title]));
+/**
+ * An Update of a report or a comment that leaves it as stored: nothing is written (decision 017, stop 45). Not a
+ * failure, so not under 'Error'; the same flash for both, so neither's 'Update …' title.
+ */
+export const UNCHANGED_NOTICE: Notice = { title: "No Changes", text: NOTHING_CHANGED_NOTICE };
+
+const TITLES = new Map<string, string>([...Object.values(WEEKLY_REPORT_NOTICES), ...Object.values(CHART_COMMENT_NOTICES), UNCHANGED_NOTICE].map((n) => [n.text, n.title]));
 
 /** The spec's title for a message text; 'Error' for any other (clinical §8: failures show in a dialog titled 'Error'). */
 export function noticeTitle(text: string): string {

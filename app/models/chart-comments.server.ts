@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { bips, chartComments, patients, plans } from "~/db/schema";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { MOVE_MESSAGES, movedReferences } from "~/domain/references";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -105,6 +106,8 @@ export async function updateChartComment(
   const outOfRange = parsed.data.comment_date === row.commentDate ? null : weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), found.plan.timeZone));
   if (outOfRange) return invalid({ comment_date: outOfRange });
   if (opts.version !== null && opts.version !== row.version) return conflict(withClients(chartCommentJson(row), [found.plan.patientId]));
+  // A save that leaves the date and the text as stored writes nothing and keeps the version (decision 017, stop 45).
+  if (leavesAsStored({ comment_date: row.commentDate, comment: row.comment }, parsed.data)) return nothingToChange(chartCommentJson(row));
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () =>
     ctx.db
       .update(chartComments)

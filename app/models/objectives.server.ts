@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
 import { insertChunks, positionsTable } from "~/db/chunks";
 import * as v from "valibot";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { FilterId } from "~/domain/list-filters";
 import { MOVE_MESSAGES, movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { bips, objectives, patients, plans } from "~/db/schema";
@@ -260,6 +261,9 @@ export async function updateObjective(
   if (opts.version !== null && opts.version !== current.version) return conflict(withClients(current, [found.scope.patientId]));
   const moved = moveObjective(await placedOf(ctx, current.plan_id), id, parsed.data);
   if (!moved.ok) return invalid(moved.errors);
+  // A save that leaves every field and its place as stored writes nothing and keeps the version (decision 017, stops
+  // 44 and 45); the others' places are not this objective's change.
+  if (leavesAsStored({ ...asInput(current), position: current.position }, { ...parsed.data, position: moved.position })) return nothingToChange(current);
   const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
     ctx.db
       .update(objectives)

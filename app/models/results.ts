@@ -30,8 +30,8 @@ export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to 
  */
 export const nothingToChange = (stored?: unknown): ModelResult<never> => ({ ...(invalid({ form: NOTHING_TO_CHANGE }) as Extract<ModelResult<never>, { status: 422 }>), ...(stored === undefined ? {} : { stored }) });
 
-/** What a screen says after a save that changed nothing: success-looking, nothing written. */
-export const NOTHING_CHANGED_NOTICE = "Nothing to change.";
+/** What a screen says after a save that changed nothing: success-looking, nothing written (kept with the rule). */
+export { NOTHING_CHANGED_NOTICE } from "~/domain/audit-changes";
 
 /** Whether `result` is an update that changed nothing, with the record it left as stored (nothingToChange). */
 export function unchangedRecord(result: ModelResult<unknown>): { stored: unknown } | null {

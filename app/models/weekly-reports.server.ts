@@ -20,7 +20,8 @@ import {
   type ImportStatus,
 } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
-import { sameMeasure } from "~/domain/measure";
+import { roundMeasure, sameMeasure } from "~/domain/measure";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
 import { auditedRead, withAudit, withClients } from "~/services/audit.server";
@@ -253,9 +254,9 @@ export async function updateWeeklyReport(
   const errors: Record<string, string> = { ...(parsed.ok ? {} : parsed.errors), ...fixed };
   if (!parsed.ok || Object.keys(errors).length) return invalid(errors);
   if (opts.version !== null && opts.version !== row.version) return conflict(withClients(weeklyReportJson(row), [found.plan.patientId]));
-  // The value and units that are stored (compared as stored, to 2 decimals: decision 029): nothing to write, no new
-  // version, and the answer says so. A value stored with more decimals before that rule is kept as it is.
-  if (sameMeasure(parsed.data.value, row.value) && sameMeasure(parsed.data.total_units, row.totalUnits)) return ok(weeklyReportJson(row), WEEKLY_REPORT_NOTICES.unchanged.text);
+  // The value and units that are stored (compared as stored, to 2 decimals: decision 029) write nothing and keep the
+  // version: "Nothing to change" (decision 017, stop 45). A value stored with more decimals before that rule is kept.
+  if (leavesAsStored({ value: roundMeasure(row.value), total_units: roundMeasure(row.totalUnits) }, parsed.data)) return nothingToChange(weeklyReportJson(row));
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "weekly_report", entityId: id, plan: found.plan, list: WEEKLY_REPORTS }, () =>
     ctx.db
       .update(weeklyReports)

@@ -58,6 +58,8 @@ describe("WeeklyReportInput", () => {
     expect(parseWith(WeeklyReportInput, { week_end: "2026-01-10", value: null })).toEqual({ ok: false, errors: { value: W.missing.text } });
     expect(noticeTitle(W.missing.text)).toBe("Required Fields Missing");
     expect(noticeTitle(W.saturday.text)).toBe("Invalid Date Selection");
+    // An Update that changes nothing is no failure (decision 017, stop 45).
+    expect(noticeTitle("Nothing to change.")).toBe("No Changes");
   });
 
   it.each([

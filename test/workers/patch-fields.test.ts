@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, patients } from "~/db/schema";
-import { api, createChartComment, createLocation, createPatient, createUser, createWeeklyReport, db, form, oneRecordOfEach, signInCookie } from "./helpers";
+import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, createWeeklyReport, db, form, oneRecordOfEach, request, signInCookie } from "./helpers";
 
 /**
  * A PATCH changes the fields it names. A body that names none of the record's fields — only unknown or
@@ -66,6 +66,10 @@ async function recordOf(c: Case): Promise<{ version?: unknown } | undefined> {
   const data = ((await res.json()) as { data: unknown }).data;
   return (c.pick ? c.pick(data as { id: number }[]) : data) as { version?: unknown } | undefined;
 }
+
+/** How many update rows the audit trail holds for a record. */
+const updateRows = async (entity: string, id: number) =>
+  (await db().select({ id: auditLog.id }).from(auditLog).where(and(eq(auditLog.entity, entity), eq(auditLog.entityId, String(id)), eq(auditLog.action, "update")))).length;
 
 async function versionOf(c: Case): Promise<unknown> {
   return (await recordOf(c))?.version;
@@ -153,10 +157,11 @@ describe("an update that sends back the stored values", () => {
     ["BIP", "bip", (stored) => ({ needs_attention: !stored.needs_attention })],
     ["plan", "plan", () => ({ name: "Calmer mornings" })],
     ["intake assessment", "intake_assessment", () => ({ person_responding: "Father" })],
+    ["objective", "objective", () => ({ name: "Reduce to 3 per week" })],
+    ["weekly report", "weekly_report", () => ({ value: 6 })],
+    ["chart comment", "chart_comment", () => ({ comment: "Other school" })],
   ];
 
-  const updateRows = async (entity: string, id: number) =>
-    (await db().select({ id: auditLog.id }).from(auditLog).where(and(eq(auditLog.entity, entity), eq(auditLog.entityId, String(id)), eq(auditLog.action, "update")))).length;
 
   it.each(COVERED)("%s: 422 'Nothing to change', the version as it was and no audit row; a real change saves and moves the version once", async (name, entity, other) => {
     const c = named(name);
@@ -189,6 +194,22 @@ describe("an update that sends back the stored values", () => {
     expect(await versionOf(c)).toBe(record.version);
   });
 
+  it.each([
+    ["objective", "objective"],
+    ["weekly report", "weekly_report"],
+    ["chart comment", "chart_comment"],
+  ])("%s: the record as read, PUT back whole, changes nothing: 422, the version and the audit rows as they were", async (name, entity) => {
+    const c = named(name);
+    const id = Number(c.path.split("/").pop());
+    const record = (await recordOf(c)) as Record<string, unknown> & { version: number };
+    const rows = await updateRows(entity, id);
+    const res = await api(c.path, { method: "PUT", token, body: record });
+    expect(res.status, `${name}: ${await res.clone().text()}`).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe(NOTHING);
+    expect(await recordOf(c), name).toEqual(record);
+    expect(await updateRows(entity, id), name).toBe(rows);
+  });
+
   /** The stored details of createPatient's client (BILLABLE_DETAILS) as the edit form posts them back. */
   const BROWSER_DETAILS = { insuranceId: "MBR123", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", is_self_subscriber: "on" };
 
@@ -212,5 +233,60 @@ describe("an update that sends back the stored values", () => {
     const saved = await form(`/patients/list/edit/${client.id}`, { ...fields, first_name: "Edited" }, cookie);
     expect(new URL(saved.headers.get("Location")!, "http://x").searchParams.get("flash")).toBe("Client updated.");
     expect((await stored()).version).toBe(before.version + 1);
+  });
+});
+
+/**
+ * The goal screens' editors of an objective, a weekly report and a chart comment (decision 017, 2026-11-29 stop 45):
+ * saved without an edit, they go where a save goes with "Nothing to change.", nothing written; an edit still saves.
+ */
+describe("the goal screens' objective, weekly report and chart comment forms saved without an edit", () => {
+  /** A stored value as the form shows it (an input's text). */
+  const shown = (x: unknown) => (x === null || x === undefined ? "" : String(x));
+
+  it.each(["objective", "weekly report", "chart comment"])("%s: 'Nothing to change.' where the save goes, the version and the audit rows as they were", async (name) => {
+    const loc = await createLocation();
+    const admin = await createUser({ role: "ADMIN", locations: [loc.id] });
+    const cookie = await signInCookie(admin);
+    const adminToken = await apiToken(admin);
+    const client = await createPatient({ locationId: loc.id });
+    const plan = await createPlan(await createBip(client));
+    const [entity, path, id, fields, edit, answer] = await (async () => {
+      if (name === "objective") {
+        const o = await createObjective(plan, { name: "Reduce to 2 per week", target: 2, initialDate: "2026-01-05", endDate: "2026-03-01" });
+        const read = ((await (await api(`/v2/objectives/${o.id}`, { token: adminToken })).json()) as { data: Record<string, unknown> }).data;
+        const keys = ["type", "status", "name", "description", "target", "start_point", "initial_date", "end_date", "weeks_to_complete", "comparison_operator", "position"];
+        const f = { intent: "save-objective", objective_id: String(o.id), version: String(o.version), ...Object.fromEntries(keys.map((k) => [k, shown(read[k])])) };
+        return ["objective", `/bip/goal/${plan.id}/edit`, o.id, f, { name: "Reduce to 1 per week" }, "Objective updated."] as const;
+      }
+      if (name === "weekly report") {
+        const r = await createWeeklyReport(plan, "2026-01-03", 4.5, 12);
+        const f = { intent: "update-report", report_id: String(r.id), version: String(r.version), value: "4.5", total_units: "12" };
+        return ["weekly_report", `/bip/goal/${plan.id}`, r.id, f, { value: "5" }, "Value updated successfully"] as const;
+      }
+      const c = await createChartComment(plan, "2026-01-02", "New routine");
+      const f = { intent: "update-comment", comment_id: String(c.id), version: String(c.version), comment_date: "2026-01-02", comment: "New routine" };
+      return ["chart_comment", `/bip/goal/${plan.id}`, c.id, f, { comment: "New teacher" }, "Comment updated successfully"] as const;
+    })();
+    const rows = await updateRows(entity, id);
+    const res = await form(path, fields, cookie);
+    expect(res.status, await res.clone().text()).toBe(303);
+    const to = new URL(res.headers.get("Location")!, "http://x");
+    expect(to.pathname).toBe(path);
+    expect(to.searchParams.get("flash")).toBe("Nothing to change.");
+    expect(await updateRows(entity, id)).toBe(rows);
+    if (entity !== "objective") {
+      // The weekly editors title their notices: this one is no failure, so not under 'Error'.
+      const page = await (await request(`${to.pathname}${to.search}`, { cookie })).text();
+      expect(page).toMatch(/<strong>No Changes<\/strong> (<!-- -->)?Nothing to change\./);
+    }
+    const version = async () => ((await (await api(`/v2/${entity === "objective" ? "objectives" : entity === "weekly_report" ? "weekly-reports" : "chart-comments"}/${id}`, { token: adminToken })).json()) as { data: { version: number } }).data.version;
+    expect(await version()).toBe(1);
+    // An edit still saves, once.
+    const saved = await form(path, { ...fields, ...edit }, cookie);
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect(new URL(saved.headers.get("Location")!, "http://x").searchParams.get("flash")).toBe(answer);
+    expect(await version()).toBe(2);
+    expect(await updateRows(entity, id)).toBe(rows + 1);
   });
 });

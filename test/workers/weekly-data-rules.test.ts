@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
-import { WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
+import { NOTHING_CHANGED_NOTICE, NOTHING_TO_CHANGE } from "~/models/results";
 import { weeklySheet, xlsxFile } from "../support/xlsx";
 import { apiToken, BASE, createBip, createLocation, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
 import { appFetch } from "./app-fetch";
@@ -151,13 +151,13 @@ describe("M3: a measurement is stored and shown to 2 decimals; an Update that ch
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ intent: "update-report", report_id: String(report.id), version: "1", value: "82.93", total_units: "60" }),
     });
-    expect([200, 303]).toContain(res.status);
-    const where = res.status === 303 ? decodeURIComponent(res.headers.get("Location") ?? "") : await res.text();
-    expect(where).toContain(WEEKLY_REPORT_NOTICES.unchanged.text);
+    // Decision 017, stop 45: the save goes where a save goes, with the flash every unchanged form save gives.
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get("Location")!, BASE).searchParams.get("flash")).toBe(NOTHING_CHANGED_NOTICE);
     expect((await stored(w.plan.id)).map((r) => [r.value, r.version])).toEqual([[long, 1]]);
   });
 
-  it("the API says an unchanged Update wrote nothing; a changed one writes the rounded value", async () => {
+  it("the API answers an unchanged Update 422 'Nothing to change' (decision 017, stop 45); a changed one writes the rounded value", async () => {
     const w = await world();
     const report = await createWeeklyReport(w.plan, "2026-11-21", 5, 8);
     const patch = (body: unknown) =>
@@ -167,8 +167,8 @@ describe("M3: a measurement is stored and shown to 2 decimals; an Update that ch
         body: JSON.stringify(body),
       });
     const same = await patch({ value: 5.001 });
-    expect(same.status).toBe(200);
-    expect(((await same.json()) as { message: string }).message).toBe(WEEKLY_REPORT_NOTICES.unchanged.text);
+    expect(same.status).toBe(422);
+    expect(((await same.json()) as { message: string }).message).toBe(NOTHING_TO_CHANGE);
     expect((await stored(w.plan.id))[0]!.version).toBe(1);
     const changed = await patch({ value: 5.006 });
     expect(changed.status).toBe(200);
