@@ -28,6 +28,8 @@ export function isReferenceRefusal(message: string | undefined): boolean {
  */
 export const MOVE_MESSAGES = {
   bipClient: "A behavior plan cannot move to another client.",
+  /** A BIP's location is its client's (decision 010): it moves only with the client. */
+  bipLocation: "A behavior plan cannot move to another location: it is at its client's location.",
   goalBip: "A goal cannot move to another behavior plan.",
   goalClient: "A goal cannot move to another client.",
   objectiveGoal: "An objective cannot move to another goal.",

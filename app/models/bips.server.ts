@@ -433,7 +433,12 @@ export async function updateBip(
   const found = await loadInScope(ctx, bipId);
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
-  const fixed = movedReferences(raw, { patient_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient], client_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient] });
+  // Its location is its client's (decision 010, kept by the patients_bips_location trigger): read-only as the client.
+  const fixed = movedReferences(raw, {
+    patient_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient],
+    client_id: [loaded.row.patientId, MOVE_MESSAGES.bipClient],
+    location_id: [loaded.row.locationId, MOVE_MESSAGES.bipLocation],
+  });
   if (fixed) return invalid(fixed);
   if (namesNoField(raw, BipInput)) return nothingToChange();
   // A recommended service's CPT stored before the CPT rule passes sent back as it is (decision 017, stop 37).

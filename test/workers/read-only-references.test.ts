@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MOVE_MESSAGES } from "~/domain/references";
-import { api, createBip, createChartComment, createPatient, createPlan, createWeeklyReport, oneRecordOfEach } from "./helpers";
+import { api, createBip, createChartComment, createLocation, createPatient, createPlan, createWeeklyReport, oneRecordOfEach } from "./helpers";
 
 /**
  * The records a record belongs to (its client, behavior plan or goal) are fixed once it exists (decision 017, stop 43).
@@ -23,6 +23,7 @@ beforeAll(async () => {
   const r = await oneRecordOfEach();
   token = r.token;
   const otherClient = await createPatient({ locationId: r.location.id });
+  const otherLocation = await createLocation();
   const otherBip = await createBip(r.patient);
   const otherPlan = await createPlan(r.bip);
   const report = await createWeeklyReport(r.plan, "2026-01-03", 4);
@@ -59,9 +60,10 @@ beforeAll(async () => {
     {
       name: "BIP",
       path: `/v2/bips/${r.bip.id}`,
-      refs: { patient_id: otherClient.id, client_id: otherClient.id },
-      own: { patient_id: r.patient.id, client_id: r.patient.id },
-      messages: { patient_id: MOVE_MESSAGES.bipClient, client_id: MOVE_MESSAGES.bipClient },
+      // A BIP's location is its client's (decision 010): read-only as its client (decision 017, stop 45).
+      refs: { patient_id: otherClient.id, client_id: otherClient.id, location_id: otherLocation.id },
+      own: { patient_id: r.patient.id, client_id: r.patient.id, location_id: r.location.id },
+      messages: { patient_id: MOVE_MESSAGES.bipClient, client_id: MOVE_MESSAGES.bipClient, location_id: MOVE_MESSAGES.bipLocation },
       field: { needs_attention: true },
       again: { needs_attention: false },
     },
@@ -120,6 +122,16 @@ describe("the stored reference sent back is no change", () => {
     expect((await stored(c)).version).toBe(before.version);
     const saved = await api(c.path, { method: "PATCH", token, body: { ...c.own, ...c.field, version: before.version } });
     expect(saved.status, await saved.clone().text()).toBe(200);
+    expect((await stored(c)).version).toBe((before.version as number) + 1);
+  });
+});
+
+describe("a BIP's location_id sent empty names nothing, as every read-only reference", () => {
+  it.each([null, ""])("location_id %j beside a real field: the field saves", async (empty) => {
+    const c = named("BIP");
+    const before = await stored(c);
+    const res = await api(c.path, { method: "PATCH", token, body: { location_id: empty, needs_attention: !before.needs_attention, version: before.version } });
+    expect(res.status, await res.clone().text()).toBe(200);
     expect((await stored(c)).version).toBe((before.version as number) + 1);
   });
 });
