@@ -48,7 +48,7 @@ import type { ModelContext } from "./context";
 import { getLocation, locationOptions, locationOptionsQuery } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
-import { conflict, denied, errorText, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, denied, errorText, invalid, type ModelResult, notFound, nothingToChange, ok, unchangedAt } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
@@ -718,7 +718,7 @@ export async function updateEmployee(
   );
   // A save that leaves every field, role and membership as stored writes nothing and keeps the version (decision
   // 017, stop 44); a stale version is still a 409, as for a real change.
-  if (changesNoField(change)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
+  if (changesNoField(change)) return unchangedAt(current, current.version, opts.version);
   let cancelled = 0;
   let saved: ForChangeRow | undefined;
   try {

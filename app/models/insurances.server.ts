@@ -9,7 +9,7 @@ import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/doma
 import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok, unchangedAt } from "./results";
 import { contains } from "./like.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import { claimedLineOf } from "./claimed-notes.server";
@@ -459,7 +459,7 @@ export async function updateInsuranceService(
   // before any rule about what a change may change: a price sent back as stored changes nothing it matches, so it is
   // never the in-use refusal. A stale version is still a 409.
   const detail = serviceChange(current, parsed.data);
-  if (changesNoField(detail)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
+  if (changesNoField(detail)) return unchangedAt(current, current.version, opts.version);
   // Only a change of what makes the service (code, provider, location) is checked for a twin: re-pricing a service
   // that has a twin stored before the rule is not refused (decision 017: an edit fails only on what it changes).
   // The same change is refused while notes are priced by the service, or PA services need its CPT (decision 017, stop 44).

@@ -11,7 +11,7 @@ import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditTail, auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok, unchangedAt } from "./results";
 import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { plainId } from "./ids.server";
@@ -187,7 +187,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   // 017, stop 44; stop 45), whatever its date: `effective_from` only dates an amount change (decision 039), so the
   // stored amounts sent again, on their own date or another, add no history. A stale version is still a 409.
   const change = rateRecordChange(current, parsed.data);
-  if (changesNoField(change)) return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
+  if (changesNoField(change)) return unchangedAt(current, current.version, opts.version);
   // A save that keeps the stored location keeps it unchecked (decision 017, stop 33's rule for insurer links; stop 40):
   // a record stored at a location deleted before deletes were refused for it still saves. A new location is checked.
   // A location the batch did not read (a body the schema reads differently) is looked up on its own: never a skipped check.

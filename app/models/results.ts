@@ -30,6 +30,13 @@ export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to 
  */
 export const nothingToChange = (stored?: unknown): ModelResult<never> => ({ ...(invalid({ form: NOTHING_TO_CHANGE }) as Extract<ModelResult<never>, { status: 422 }>), ...(stored === undefined ? {} : { stored }) });
 
+/**
+ * An update that leaves every field as stored, sent from a form made at `version`: a stale version answers 409 with
+ * the record (the form was made from older values), else "Nothing to change" (decision 017, stops 44 and 45).
+ */
+export const unchangedAt = (stored: unknown, storedVersion: number, version: number | null): ModelResult<never> =>
+  version !== null && version !== storedVersion ? conflict(stored) : nothingToChange(stored);
+
 /** What a screen says after a save that changed nothing: success-looking, nothing written (kept with the rule). */
 export { NOTHING_CHANGED_NOTICE } from "~/domain/audit-changes";
 

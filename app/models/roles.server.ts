@@ -10,7 +10,7 @@ import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
 import { auditTail, auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok, unchangedAt } from "./results";
 import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 
@@ -186,7 +186,7 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   // stop 44), once the actor may edit the role at all; a stale version is still a 409.
   const sorted = (list: readonly string[]) => [...list].sort();
   if (leavesAsStored({ name: current.name, permissions: sorted(current.permissions) }, { name, permissions: sorted(permissions) }))
-    return opts.version !== null && opts.version !== current.version ? conflict(current) : nothingToChange(current);
+    return unchangedAt(current, current.version, opts.version);
   // Changing a role's permissions changes every holder's powers: the actor must cover all their locations.
   const permissionsChange = [...permissions].sort().join() !== [...current.permissions].sort().join();
   if (permissionsChange && scoped) {

@@ -31,7 +31,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { idempotencyKeyReused, isTokenRace, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { primaryOf } from "~/db/client.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, replayedOk, type ModelResult, nothingToChange } from "./results";
+import { conflict, invalid, notFound, ok, replayedOk, type ModelResult, nothingToChange, unchangedAt } from "./results";
 import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
@@ -425,7 +425,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   // older values.
   if (!assigning && sameText) {
     const { requester_email: _e, ...stored } = current;
-    return opts.version !== null && opts.version !== current.version ? conflict(stored) : nothingToChange(stored);
+    return unchangedAt(stored, current.version, opts.version);
   }
   const onlyAssignment = assigning && sameText;
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
