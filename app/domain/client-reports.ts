@@ -166,6 +166,13 @@ export function reportQueryInput(params: Record<string, string>): Record<string,
 }
 
 /**
+ * Every query parameter the report calls (GET client_report/byprofile, byemployee, profile) take: the names
+ * reportQueryInput reads (clinical §7's page, date_start, date_end, noteType; the period's other names; the screen's
+ * type; sort and dir). Any other answers 422 naming it (decision 017, stop 45).
+ */
+export const REPORT_QUERY_PARAMS: readonly string[] = ["page", ...PERIOD_NAMES.start, ...PERIOD_NAMES.end, "noteType", "type", "sort", "dir"];
+
+/**
  * The week of Week Total Hours and Week Total Units (decision 030): the Sunday–Saturday week that ends the
  * filtered period — the week of the To date when one is set, else the week of the latest note that the
  * filters keep. Null when there is no note (the totals are then 0).
@@ -216,6 +223,13 @@ export const BillingListQuery = v.pipe(
   ),
 );
 export type BillingListQuery = v.InferOutput<typeof BillingListQuery>;
+
+/**
+ * GET client_report/bylocation/{id}'s query parameters: the billing list's filters, the period under each of its names,
+ * and no location_id (the address names the location; a second one would be overridden, not applied). Any other
+ * answers 422 naming it (decision 017, stop 45).
+ */
+export const BY_LOCATION_PARAMS: readonly string[] = [...Object.keys(BillingListQuery.entries).filter((k) => k !== "location_id"), ...PERIOD_NAMES.start, ...PERIOD_NAMES.end];
 
 /**
  * /client-report/employee-by-client's address: the client and the employee (employee_id, or provider_id from

@@ -253,6 +253,11 @@ export interface ReportOptions {
   withList?: boolean;
   /** The audit chain's tail as the guard read it with the session (decision 019); without it, one more round trip. */
   tail?: KnownTail;
+  /**
+   * The API's query parameters the call does not take (unknownFilters), each with its message: refused with 422 as a
+   * bad query is, after the same scope read (a client the actor may not see stays 404; decision 017, stop 45).
+   */
+  unknown?: Record<string, string> | null;
 }
 
 /**
@@ -273,7 +278,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const found = and(sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`, employeeKnown())!;
   const period = periodInput(rawQuery, REPORT_PERIOD);
   const parsed = parseWith(ReportQuery, period.input);
-  if (!parsed.ok || period.errors) {
+  if (!parsed.ok || period.errors || opts.unknown) {
     // Scope before the query's 422, as everywhere: a client (or employee) the actor may not see answers 404 whatever
     // the query. Checked on this refused path only, so a valid query stays one batch after the guard's (decision 030).
     const [seen] = await ctx.db
@@ -282,7 +287,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
       .where(and(eq(patients.id, patientId), patientScope(ctx)));
     if (!seen) return notFound("Client");
     if (!seen.employee) return notFound("Employee");
-    return invalid({ ...(parsed.ok ? {} : parsed.errors), ...period.errors });
+    return invalid(opts.unknown ?? { ...(parsed.ok ? {} : parsed.errors), ...period.errors });
   }
   const q = parsed.data;
   const types = noteTypesOf(q.noteType);

@@ -70,7 +70,7 @@ const centsOf = (cell: string) => Math.round(Number(cell.replace(/[$,"]/g, "")) 
 
 /** Billing's charges (the client_report rows) for the client's notes of the period: what billing by client shows. */
 async function billingCents(from: string, to: string): Promise<number> {
-  const res = await api(`/client_report/byprofile/${c.patientId}?date_start=${from}&date_end=${to}&per_page=100`, { token: c.token });
+  const res = await api(`/client_report/byprofile/${c.patientId}?date_start=${from}&date_end=${to}`, { token: c.token });
   expect(res.status).toBe(200);
   return ((await res.json()) as { noteRbts: { charges_cents: number }[] }).noteRbts.reduce((s, r) => s + r.charges_cents, 0);
 }

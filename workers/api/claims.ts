@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { CLAIM_MESSAGES } from "~/domain/claims";
-import { listQuerySchema } from "~/domain/paging";
+import { CLAIM_MESSAGES, ClaimFilters, NotePickFilters } from "~/domain/claims";
+import { LIST_QUERY_KEYS, listQuerySchema } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, refuseOtherMethods, requestVersion, unsupported } from "./rest";
+import { answer, modelContext, refuseOtherMethods, refuseUnknownParams, requestVersion, unsupported } from "./rest";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 
 /**
@@ -19,19 +19,26 @@ import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server"
  *   POST /v2/claims/:id/status      { status: accepted | rejected, version? }
  *   GET  /v2/claims/:id/download    the 837P as an attachment (403 when the file also holds claims of other locations)
  *   DELETE /v2/claims/:id/lines/:lineId  take a line (and its notes) off a draft; If-Match: the claim's version
+ * The two lists answer any other query parameter with 422 naming it (decision 017, stop 45).
  */
 const manage = requireApiPermission("manage_claims");
 const NOT_FOUND = "Claim not found.";
 const ListQuery = listQuerySchema();
+/** The list's parameters: the v2 list query's and its filters. */
+const CLAIM_LIST_PARAMS = [...LIST_QUERY_KEYS, ...Object.keys(ClaimFilters.entries)];
+/** The billable notes' parameters: the build form's note filters (location_id, patient_id, from, to). */
+const BILLABLE_PARAMS = Object.keys(NotePickFilters.entries);
 
 export const claimsV2 = new Hono<AppEnv>()
   .get("/", manage, async (c) => {
+    const refused = refuseUnknownParams(c, CLAIM_LIST_PARAMS);
+    if (refused) return refused;
     const q = parseWith(ListQuery, c.req.query());
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
     const result = await listClaims(modelContext(c), q.data, c.req.query());
     return result.ok ? c.json(result.data) : answer(c, result);
   })
-  .get("/billable-notes", manage, async (c) => answer(c, await billableNotes(modelContext(c), c.req.query())))
+  .get("/billable-notes", manage, async (c) => refuseUnknownParams(c, BILLABLE_PARAMS) ?? answer(c, await billableNotes(modelContext(c), c.req.query())))
   .post("/", manage, async (c) => {
     const body = await readBody(c);
     const ctx = modelContext(c);

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
-import { reportQueryInput } from "~/domain/client-reports";
+import { BY_LOCATION_PARAMS, REPORT_QUERY_PARAMS, reportQueryInput } from "~/domain/client-reports";
+import { unknownFilters } from "~/domain/list-filters";
 import { canSeeLocation } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import {
@@ -15,7 +16,7 @@ import {
   type ClientReport,
 } from "~/models/client-reports.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, answerChange, modelContext, otherRecordId, refuseOtherMethods } from "./rest";
+import { answer, answerChange, modelContext, otherRecordId, refuseOtherMethods, refuseUnknownParams } from "./rest";
 import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
@@ -33,7 +34,9 @@ import { CLIENT_NOT_FOUND } from "~/domain/patients";
  * - PUT update/status/{note}: the row's status, pending or ok.
  *
  * The period's bounds may be named date_start/date_end, date_from/date_to or from/to in every one of these calls
- * (periodInput, app/domain/client-reports.ts); one bound under two names with different values is a 422.
+ * (periodInput, app/domain/client-reports.ts); one bound under two names with different values is a 422. Any other
+ * query parameter answers 422 naming it (REPORT_QUERY_PARAMS, BY_LOCATION_PARAMS; decision 017, stop 45), after the
+ * client's or location's 404.
  */
 const manage = requireApiPermission("manage_claims");
 const NOT_FOUND = "Billing record not found.";
@@ -62,10 +65,15 @@ function reportJson(r: ClientReport) {
   };
 }
 
+/** The report calls' parameters they do not take, refused by clientReport after its scope read (decision 017, stop 45). */
+function unknownReportParams(c: Context<AppEnv>) {
+  return unknownFilters(c.req.query(), REPORT_QUERY_PARAMS);
+}
+
 async function byProfile(c: Context<AppEnv>) {
   const id = pathId(c.req.param("patient"));
   if (id === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
-  const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true, tail: c.var.auditTail });
+  const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true, tail: c.var.auditTail, unknown: unknownReportParams(c) });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
 
@@ -74,7 +82,7 @@ async function byEmployee(c: Context<AppEnv>) {
   const patient = pathId(c.req.param("patient"));
   if (employee === null) return jsonError(c, 404, "Employee not found.");
   if (patient === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
-  const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true, tail: c.var.auditTail });
+  const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true, tail: c.var.auditTail, unknown: unknownReportParams(c) });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
 
@@ -120,13 +128,15 @@ export const clientReportsApi = new Hono<AppEnv>()
     // The location is this call's address, not a filter: one the actor cannot see is 404 whatever the query (the
     // billing list's own location_id filter lists nothing for it, decision 030, 2026-11-28).
     if (id === null || !canSeeLocation(c.var.actor, id)) return jsonError(c, 404, "Location not found.");
+    const refused = refuseUnknownParams(c, BY_LOCATION_PARAMS);
+    if (refused) return refused;
     const result = await billingList(modelContext(c), { ...c.req.query(), location_id: String(id) });
     return result.ok ? c.json({ ...result.data.page, period: result.data.period }) : answer(c, result);
   })
   .get("/profile/:patient", manage, async (c) => {
     const id = pathId(c.req.param("patient"));
     if (id === null) return jsonError(c, 404, CLIENT_NOT_FOUND);
-    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { tail: c.var.auditTail });
+    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { tail: c.var.auditTail, unknown: unknownReportParams(c) });
     if (!result.ok) return answer(c, result);
     const r = result.data;
     return c.json({ data: { patient: r.patient, rates: r.rates, pa_services: r.pa_services, doctors: r.doctors, pos_covered: r.pos_covered, week: r.week, week_total_hours: r.week_total_hours, week_total_units: r.week_total_units, total: r.page.total } });

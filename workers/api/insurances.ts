@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { PRICE_LOOKUP_MESSAGES } from "~/domain/billing";
 import { InsurerFilter, PriceLookupQuery } from "~/domain/insurance";
-import { ListQuery } from "~/domain/paging";
+import { LIST_QUERY_KEYS, ListQuery } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
   createInsurance,
@@ -20,7 +20,7 @@ import {
 } from "~/models/insurances.server";
 import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, pathId, requestVersion, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, pathId, refuseUnknownFilters, refuseUnknownParams, requestVersion, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -49,10 +49,14 @@ function listQuery(c: Context<AppEnv>) {
 
 /**
  * The spec's insurance calls. Their paths have more segments than the v1 routes (/show/:id, /store,
- * /update/:id, /destroy/:id), so neither shadows the other; they are registered first all the same.
+ * /update/:id, /destroy/:id), so neither shadows the other; they are registered first all the same. The two lists
+ * take the v2 list's parameters (and the insurers `insurer_name`, as /v2/insurances); any other answers 422 naming it
+ * (decision 017, stop 45).
  */
 const insuranceCalls = new Hono<AppEnv>()
   .get("/", guard, async (c) => {
+    const refused = refuseUnknownFilters(c, insuranceResource);
+    if (refused) return refused;
     const q = listQuery(c);
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
     const f = parseWith(InsurerFilter, { insurer_name: c.req.query("insurer_name") ?? "" });
@@ -73,6 +77,8 @@ const insuranceCalls = new Hono<AppEnv>()
     return jsonError(c, 422, message, { errors: { location_id: message }, by_location });
   })
   .get("/service", guard, async (c) => {
+    const refused = refuseUnknownParams(c, LIST_QUERY_KEYS);
+    if (refused) return refused;
     const q = listQuery(c);
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
     return c.json(await listInsuranceServices(modelContext(c), q.data));

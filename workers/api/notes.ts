@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { listQuerySchema } from "~/domain/paging";
+import { LIST_QUERY_KEYS, listQuerySchema } from "~/domain/paging";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { parseWith, pathId } from "~/domain/validation";
 import {
@@ -22,7 +22,7 @@ import {
 } from "~/models/notes.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, refuseUnknownFilters, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
+import { answer, answerChange, emptyChange, isEmptyChange, modelContext, otherRecordId, refuseUnknownFilters, refuseUnknownParams, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
@@ -93,6 +93,17 @@ function listQuery(c: Context<AppEnv>) {
   return parseWith(listQuerySchema(), c.req.query());
 }
 
+/**
+ * A client's or a provider's notes (byclient, byprofile): the list query's parameters only (the address names the
+ * client or provider); any other answers 422 naming it, as a malformed one does (decision 017, stop 45).
+ */
+function listQueryOrRefusal(c: Context<AppEnv>) {
+  const refused = refuseUnknownParams(c, LIST_QUERY_KEYS);
+  if (refused) return refused;
+  const q = listQuery(c);
+  return q.ok ? q.data : jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+}
+
 /** The legacy router of one note type (clinical §7 "Notes (BCBA and RBT, same shapes)"). */
 function legacyRouter(type: NoteType) {
   const router = new Hono<AppEnv>()
@@ -112,16 +123,16 @@ function legacyRouter(type: NoteType) {
     })
     .get("/byclient/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
-      const q = listQuery(c);
-      if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
-      const page = id === null ? null : await notesByClient(modelContext(c), type, id, q.data);
+      const q = listQueryOrRefusal(c);
+      if (q instanceof Response) return q;
+      const page = id === null ? null : await notesByClient(modelContext(c), type, id, q);
       return page ? c.json(page) : jsonError(c, 404, CLIENT_NOT_FOUND);
     })
     .get("/byprofile/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
-      const q = listQuery(c);
-      if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
-      const page = id === null ? null : await notesByProvider(modelContext(c), type, id, q.data);
+      const q = listQueryOrRefusal(c);
+      if (q instanceof Response) return q;
+      const page = id === null ? null : await notesByProvider(modelContext(c), type, id, q);
       return page ? c.json(page) : jsonError(c, 404, "Employee not found.");
     })
     .get("/showReplacementBypatient/:id", view, async (c) => {

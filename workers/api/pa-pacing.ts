@@ -2,12 +2,13 @@ import { Hono } from "hono";
 import { pathId } from "~/domain/validation";
 import { paCalculator, patientPacing, paServicePacing } from "~/models/pa-pacing.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext, refuseOtherMethods } from "./rest";
+import { modelContext, refuseOtherMethods, refuseUnknownParams } from "./rest";
 import { CLIENT_NOT_FOUND } from "~/domain/patients";
 
 /**
  * The PA calculator (clinical §7) and pacing (issue 11, decision 031). Permission as PA services (view_clients),
  * scoped through the client's location: another location's PA service or client answers 404. Mounted under /api/v2.
+ * `GET /pa-pacing` takes `patient_id` only; any other query parameter answers 422 naming it (decision 017, stop 45).
  */
 const viewClients = requireApiPermission("view_clients");
 const PA_NOT_FOUND = "PA service not found.";
@@ -24,6 +25,8 @@ export const paPacingApi = new Hono<AppEnv>()
     return data ? c.json({ data }) : jsonError(c, 404, PA_NOT_FOUND);
   })
   .get("/pa-pacing", viewClients, async (c) => {
+    const refused = refuseUnknownParams(c, ["patient_id"]);
+    if (refused) return refused;
     const raw = c.req.query("patient_id");
     const id = pathId(raw);
     if (id === null) {

@@ -1,10 +1,10 @@
 import { Hono, type Context } from "hono";
-import { listQuerySchema } from "~/domain/paging";
+import { LIST_QUERY_KEYS, listQuerySchema } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { MAX_835_BYTES } from "~/domain/x12-835";
 import { getRemittance, importRemittance, listRemittances } from "~/models/remittances.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext, pathId, unsupported } from "./rest";
+import { modelContext, pathId, refuseUnknownParams, unsupported } from "./rest";
 
 /**
  * Remittances (decision 033), manage_claims:
@@ -13,7 +13,8 @@ import { modelContext, pathId, unsupported } from "./rest";
  *   does not balance, a claim or line that does not match), 409 (imported before), 413 (too large): `message`
  *   and the `report`, and nothing changed. No content (a blank `content`, an empty body), or a `file_name` that
  *   decision 017's text rule refuses: 422 `{ message, errors }`.
- * - GET /v2/remittances (paged, `search` by trace or payer), GET /v2/remittances/{id}.
+ * - GET /v2/remittances (paged, `search` by trace or payer; the v2 list query's parameters only, any other answers
+ *   422 naming it: decision 017, stop 45), GET /v2/remittances/{id}.
  */
 const manage = requireApiPermission("manage_claims");
 const TEXT_TYPES = new Set(["text/plain", "application/edi-x12", "application/x12", "application/octet-stream"]);
@@ -42,6 +43,8 @@ async function fileOf(c: Context<AppEnv>): Promise<{ content: string; fileName?:
 
 export const remittancesV2 = new Hono<AppEnv>()
   .get("/", manage, async (c) => {
+    const refused = refuseUnknownParams(c, LIST_QUERY_KEYS);
+    if (refused) return refused;
     const parsed = parseWith(listQuerySchema(), c.req.query());
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     return c.json(await listRemittances(modelContext(c), parsed.data));

@@ -119,7 +119,15 @@ export function takenParams(resource: Pick<RestResource<unknown>, "idFilters" | 
  * cannot apply is refused, never dropped, so an answer never looks filtered when it is not. Null when all are taken.
  */
 export function refuseUnknownFilters(c: Context<AppEnv>, resource: Pick<RestResource<unknown>, "idFilters" | "filters">) {
-  const errors = unknownFilters(c.req.query(), takenParams(resource));
+  return refuseUnknownParams(c, takenParams(resource));
+}
+
+/**
+ * The same 422 for a list outside RestResource, which declares every parameter it takes (`taken`: its own query's
+ * names, and LIST_QUERY_KEYS only where it reads the list query); null when all are taken (decision 017, stop 45).
+ */
+export function refuseUnknownParams(c: Context<AppEnv>, taken: Iterable<string>) {
+  const errors = unknownFilters(c.req.query(), taken);
   return errors ? jsonError(c, 422, Object.values(errors)[0]!, { errors }) : null;
 }
 

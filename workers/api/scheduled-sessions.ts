@@ -4,7 +4,7 @@ import { parseWith } from "~/domain/validation";
 import { API_PER_DAY, bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
+import { answer, modelContext, pathId, refuseOtherMethods, refuseUnknownParams } from "./rest";
 
 /**
  * Scheduled sessions (issue 12, decision 037), mounted at /api/v2/scheduled-sessions. view_notes for every
@@ -12,12 +12,16 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  * Another location's session answers 404; booking for another location's client, or one that does not exist, answers
  * 422 at `patient_id` (a body reference); a filter of another location (its location, client or provider) shows
  * nothing (decision 017); bad input 422 with `errors` by field. A booking takes `Idempotency-Key` (decision 024).
+ * The range takes from, to, location_id, provider_id, patient_id and per_day (RangeQuery); any other query parameter
+ * (the generic list's page or date_from among them: the range has neither) answers 422 naming it (decision 017, stop 45).
  */
 const viewNotes = requireApiPermission("view_notes");
 const NOT_FOUND = "Scheduled session not found.";
 
 export const scheduledSessionsV2 = new Hono<AppEnv>()
   .get("/", viewNotes, async (c) => {
+    const refused = refuseUnknownParams(c, Object.keys(RangeQuery.entries));
+    if (refused) return refused;
     const parsed = parseWith(RangeQuery, c.req.query());
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0] ?? "The query is not valid.", { errors: parsed.errors });
     return answer(c, await calendarRange(modelContext(c), parsed.data, parsed.data.per_day === "" ? API_PER_DAY : parsed.data.per_day));

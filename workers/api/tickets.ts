@@ -1,15 +1,15 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { TICKET_STATUS_MESSAGE, TicketFilters, TicketListQuery } from "~/domain/tickets";
+import { TICKET_FILTER_NAMES, TICKET_STATUS_MESSAGE, TicketFilters, TicketListQuery } from "~/domain/tickets";
 import { flag, MESSAGES } from "~/domain/fields";
-import { MAX_PAGE, PositiveInt } from "~/domain/paging";
+import { LIST_QUERY_KEYS, MAX_PAGE, PositiveInt } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { appAddress } from "~/services/email.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, unsupported } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, refuseUnknownParams, requestVersion, unsupported } from "./rest";
 
 /**
  * Tickets on the generic v2 pattern (platform §7), by hand rather than RestResource: every staff user
@@ -17,11 +17,14 @@ import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, reques
  * locations it covers). A ticket the asker may not see answers 404. DELETE closes (tickets are kept).
  * PUT/PATCH take `assigned_to` (a staff id or null; the office only, an assignee with manage_tickets for
  * the ticket's location, else 422 on assigned_to; a new assignee other than the caller is emailed); the list
- * filters `assigned=me|none`.
+ * filters `assigned=me|none`. The list and a ticket's responses answer any other query parameter with 422 naming it
+ * (decision 017, stop 45).
  * `GET /v2/tickets/notifications/summary` is served by ./dashboard.ts, mounted before this router.
  */
 
 const PageQuery = v.object({ page: PositiveInt("page", MAX_PAGE, 1) });
+/** The list's parameters: the v2 list query's, its filters and `mine` (My Tickets). */
+const TICKET_LIST_PARAMS = [...LIST_QUERY_KEYS, ...TICKET_FILTER_NAMES, "mine"];
 
 function idOr404(c: Context<AppEnv>): number | null {
   return pathId(c.req.param("id"));
@@ -31,6 +34,8 @@ const notFound = (c: Context<AppEnv>) => jsonError(c, 404, "Ticket not found.");
 
 export const ticketsV2 = new Hono<AppEnv>()
   .get("/", requireApiStaff, async (c) => {
+    const refused = refuseUnknownParams(c, TICKET_LIST_PARAMS);
+    if (refused) return refused;
     const raw = c.req.query();
     const { status, priority, category, location_id, assigned, mine, ...rest } = raw;
     const query = parseWith(TicketListQuery, rest);
@@ -83,6 +88,8 @@ export const ticketsV2 = new Hono<AppEnv>()
   .get("/:id/responses", requireApiStaff, async (c) => {
     const id = idOr404(c);
     if (id === null) return notFound(c);
+    const refused = refuseUnknownParams(c, Object.keys(PageQuery.entries));
+    if (refused) return refused;
     const q = parseWith(PageQuery, { page: c.req.query("page") });
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
     const page = await listTicketResponses(modelContext(c), id, q.data.page);
