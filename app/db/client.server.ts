@@ -97,4 +97,10 @@ export function primaryOf(db: Db): Db {
   return primaries.get(db) ?? db;
 }
 
+/** How many rows a write of a batch (run, without `returning`) changed, read from its result (D1's `meta.changes`). */
+export function rowsChanged(result: unknown): number {
+  const r = result as { meta?: { changes?: number }; rowsAffected?: number } | undefined;
+  return Number(r?.meta?.changes ?? r?.rowsAffected ?? 0);
+}
+
 export { schema };

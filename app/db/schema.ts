@@ -1103,6 +1103,14 @@ export const paServices = sqliteTable(
  * employees and PA services. Each row's hash covers its fields and the previous row's hash, so an
  * edited or removed row breaks the chain (app/services/audit.server.ts verifies it).
  */
+/**
+ * The audit rows of password-reset requests (decision 016, stop 45), which a client address's hourly count reads: its
+ * requests and its one refusal of the hour. `resetRequestRows` is the WHERE of their partial index; a query repeats it
+ * word for word (SQLite uses a partial index only for a query whose WHERE holds the index's own terms).
+ */
+export const RESET_REQUEST_ACTIONS = { requested: "password_reset_requested", throttled: "password_reset_request_throttled" } as const;
+export const resetRequestRows = (action: unknown) => sql`${action} in (${sql.raw(`'${RESET_REQUEST_ACTIONS.requested}', '${RESET_REQUEST_ACTIONS.throttled}'`)})`;
+
 export const auditLog = sqliteTable(
   "audit_log",
   {
@@ -1129,6 +1137,9 @@ export const auditLog = sqliteTable(
     index("audit_at_idx").on(t.at),
     index("audit_actor_at_idx").on(t.actorId, t.at),
     index("audit_patient_at_idx").on(t.patientId, t.at),
+    // A client address's password-reset requests of the last hour (decision 016, stop 45): only those rows are in it,
+    // so every other audited request pays nothing for it.
+    index("audit_reset_requests_idx").on(t.ip, t.action, t.at).where(resetRequestRows(t.action)),
   ],
 );
 

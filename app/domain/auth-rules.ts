@@ -12,10 +12,22 @@ export const RESET_TOKEN_MINUTES = 15;
 export const CHALLENGE_LIFETIME_MINUTES = 15;
 export const RESENDS_PER_CHALLENGE = 3;
 export const CODE_EMAILS_PER_HOUR = 10;
+/**
+ * Password-reset requests one client address may make in an hour, whatever the emails (decision 016, stop 45): a
+ * clinic's shared connection resetting a few forgotten passwords stays far below it, a script cycling made-up emails
+ * to flood the audit trail stops after it. (Each email has its own limit too: 5 an hour.)
+ */
+export const RESET_REQUESTS_PER_ADDRESS = 20;
 export const DEFAULT_IDLE_MINUTES = 30;
 export const DEFAULT_ABSOLUTE_HOURS = 12;
 /** API bearer tokens live 15 minutes; refresh accepts them until the absolute session limit. */
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
+
+/** A wait in whole minutes, rounded up, at least one: "1 minute", "3 minutes". */
+function waitText(waitSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(waitSeconds / 60));
+  return `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
+}
 
 export const AUTH_MESSAGES = {
   invalidCredentials: "These credentials do not match our records.",
@@ -27,10 +39,12 @@ export const AUTH_MESSAGES = {
    * A signed-in person's password check past the throttle (change password, the profile; decision 016): their own
    * account, so it says what happened and when to try again ("in 3 minutes"), not "sign-in attempts" (probe 9043 §6).
    */
-  passwordThrottled: (waitSeconds: number) => {
-    const minutes = Math.max(1, Math.ceil(waitSeconds / 60));
-    return `Too many wrong passwords. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
-  },
+  passwordThrottled: (waitSeconds: number) => `Too many wrong passwords. Please try again in ${waitText(waitSeconds)}.`,
+  /**
+   * A password-reset request from an address past its hourly allowance (decision 016, stop 45): the same words for
+   * every email, naming the caller's network (not "this address", which reads as the email) and when to try again.
+   */
+  resetRequestsThrottled: (waitSeconds: number) => `Too many password reset requests from your network. Please try again in ${waitText(waitSeconds)}.`,
   refreshThrottled: "Too many token refreshes. Please wait and try again.",
   codeExpired: "Verification code has expired. Please request a new one.",
   verificationFailed: "Verification failed",

@@ -1,7 +1,7 @@
 import { and, count, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { primaryOf, type Db } from "~/db/client.server";
+import { primaryOf, rowsChanged, type Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
-import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
+import { backupCodes, loginFailures, parents, RESET_REQUEST_ACTIONS, resetRequestRows, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
 import {
   addMinutes,
   afterFailedAttempt,
@@ -15,6 +15,7 @@ import {
   expiryText,
   isExpired,
   RESENDS_PER_CHALLENGE,
+  RESET_REQUESTS_PER_ADDRESS,
   RESET_TOKEN_MINUTES,
   THROTTLE,
   throttleWaitSeconds,
@@ -23,7 +24,7 @@ import {
 import { normalizeEmail } from "~/domain/auth-schemas";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAudit, withAuditIfUnchanged, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
+import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
@@ -800,19 +801,52 @@ function voidPendingResets(db: Db, of: { principal: Principal | null; kind: Prin
     .where(and(eq(twoFactorChallenges.context, "password_reset"), isNull(twoFactorChallenges.consumedAt), replaced, room));
 }
 
+/**
+ * A client address's reset requests of the last hour (decision 016, stop 45), whatever the emails: its
+ * `password_reset_requested` rows, which every request within the address's allowance writes. Read from the partial
+ * index of the reset rows (audit_reset_requests_idx, whose WHERE `resetRequestRows` repeats), at most
+ * RESET_REQUESTS_PER_ADDRESS rows. A scalar subquery: read with the request's account, and the condition of its writes.
+ */
+export function addressResetRequests(ip: string, since: string) {
+  return sql<number>`(select count(*) ${addressRows(ip, since, RESET_REQUEST_ACTIONS.requested)})`.mapWith(Number);
+}
+
+function addressRows(ip: string, since: string, action: string) {
+  return sql`from audit_log a where ${resetRequestRows(sql.raw("a.action"))} and a.ip = ${ip} and a.action = ${action} and a.at > ${since}`;
+}
+
+/** Whether the address may make one more reset request this hour: in the WHERE of each of the request's writes. */
+const addressRoom = (ip: string, since: string) => sql`${addressResetRequests(ip, since)} < ${RESET_REQUESTS_PER_ADDRESS}`;
+
+/** Seconds until the address's oldest request of the hour leaves it, freeing room for one more (at least 1). */
+function addressWaitSeconds(oldest: string | null, now: Date): number {
+  const frees = (oldest ? new Date(oldest).getTime() : now.getTime()) + THROTTLE.windowMs;
+  return Math.max(1, Math.ceil((frees - now.getTime()) / 1000));
+}
+
 type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
+
+/** A reset request's answer: its challenge's id (which may lead nowhere), or the address's refusal (decision 016, stop 45). */
+export type ResetRequestResult = { kind: "requested"; challengeId: string } | { kind: "throttled"; retryAfter: number; message: string };
 
 /**
  * Always answers the same way, and does the same work whether or not an account has that email, and whether or not
  * the hour's 5 requests for it were made (no timing tells; decision 016): one batch reads the account of the kind
- * asked for (staff, or parent as the sign-in's tick says), the hour's resets and the audit chain's tail; a code is
- * drawn and hashed; one batch of the two writes and the `password_reset_requested` row follows. Without such an
- * account the writes record a decoy (also when the email is the other kind's: decision 016, stop 35). Both writes run
- * only while the hour has room (resetRoom, in their own WHERE): past 5 requests an hour for the email, known or not,
- * nothing is stored or voided, and nothing is sent; the row is written all the same (decision 019, stop 44). The email
- * itself is sent after the answer (waitUntil; a failed send is recorded, recordEmailFailure).
+ * asked for (staff, or parent as the sign-in's tick says), the hour's resets, the address's requests of the hour and
+ * the audit chain's tail; a code is drawn and hashed; one batch of the two writes and the audit row follows. Without
+ * such an account the writes record a decoy (also when the email is the other kind's: decision 016, stop 35). Both
+ * writes run only while the email's hour has room (resetRoom, in their own WHERE): past 5 requests an hour for the
+ * email, known or not, nothing is stored or voided, and nothing is sent; the `password_reset_requested` row is
+ * written all the same (decision 019, stop 44). The email itself is sent after the answer (waitUntil; a failed send
+ * is recorded, recordEmailFailure).
+ *
+ * The client address may make RESET_REQUESTS_PER_ADDRESS requests an hour, whatever the emails (decision 016, stop
+ * 45): its `password_reset_requested` rows are counted, in the read and again in the WHERE of every write, so
+ * requests racing each other cannot pass it. Past it the same statements run and store, void and send nothing; the
+ * row becomes the address's refusal (`password_reset_request_throttled`), written only when the hour has none yet,
+ * and the answer is `throttled` — for every email alike.
  */
-export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType, via: SignInChannel): Promise<{ challengeId: string }> {
+export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType, via: SignInChannel): Promise<ResetRequestResult> {
   const email = normalizeEmail(rawEmail);
   const now = app.now();
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
@@ -820,10 +854,19 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
   const table = kind === "user" ? users : parents;
   const [accountRows, [hour]] = await app.db.batch([
     app.db.select().from(table).where(and(eq(table.email, email), isNull(table.deletedAt), eq(table.status, "active"))),
-    app.db.select({ n: resetsThisHour(email, tag, since), tail: auditTail }).from(sql`(select 1)`),
+    app.db
+      .select({
+        n: resetsThisHour(email, tag, since),
+        tail: auditTail,
+        fromAddress: addressResetRequests(app.ip, since),
+        oldest: sql<string | null>`(select min(a.at) ${addressRows(app.ip, since, RESET_REQUEST_ACTIONS.requested)})`,
+      })
+      .from(sql`(select 1)`),
   ]);
   const principal: Principal | null = accountRows[0] ? principalOf(kind, accountRows[0]) : null;
   const limited = (hour?.n ?? 0) >= RESET_REQUESTS_PER_HOUR;
+  // The address's allowance as read; the writes check it again themselves.
+  const open = (hour?.fromAddress ?? 0) < RESET_REQUESTS_PER_ADDRESS;
 
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const id = randomToken(24);
@@ -846,19 +889,36 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
     createdAt: at,
     accessGeneration: 0,
   } as const;
-  const room = resetRoom(email, tag, since);
+  // One text for every case, what the read found passed as a parameter (`go`): the writes store and void only while
+  // the address (as read, and as it is now) and the email's hour have room.
+  const go = open ? 1 : 0;
+  const room = sql`${go} = 1 and ${addressRoom(app.ip, since)} and ${resetRoom(email, tag, since)}`;
+  // Within the allowance, the request's row (only while the address still has room: a racer may have taken it);
+  // past it, the address's refusal, once in the hour.
+  const rowWhen = sql`case when ${go} = 1 then ${addressRoom(app.ip, since)} else not exists (select 1 ${addressRows(app.ip, since, RESET_REQUEST_ACTIONS.throttled)}) end`;
   // The row names the account asked for when there is one, and says when the hour's requests were already made (the
-  // count as read); the requester is answered the same either way.
-  const entry = resetEntry("password_reset_requested", { email, type: kind, id: principal?.id }, via, limited ? { limited: true } : {});
-  const [, inserted] = await withAudit(
+  // count as read); the requester is answered the same either way. The address's refusal names no account.
+  const entry = open
+    ? resetEntry(RESET_REQUEST_ACTIONS.requested, { email, type: kind, id: principal?.id }, via, limited ? { limited: true } : {})
+    : resetEntry(RESET_REQUEST_ACTIONS.throttled, { email, type: kind }, via, { per_address: RESET_REQUESTS_PER_ADDRESS });
+  const [, inserted, recorded] = await withConditionalAudit(
     app.db,
     anonymous(app.ip),
     entry,
-    () => [voidPendingResets(app.db, { principal, kind, tag }, at, room), app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${room}`).returning({ id: twoFactorChallenges.id })],
+    (audit) => [
+      voidPendingResets(app.db, { principal, kind, tag }, at, room),
+      app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${room}`).returning({ id: twoFactorChallenges.id }),
+      audit(rowWhen),
+    ],
     hour ? hour.tail : undefined,
   );
-  // Past the hour's requests the id answered leads nowhere: nothing was stored under it (decision 016, stop 33).
-  if (!principal || inserted.length === 0) return { challengeId: id };
+  // Past the address's allowance, or a racer took its last request: refused, whatever the email.
+  if (!open || rowsChanged(recorded) === 0) {
+    const retryAfter = addressWaitSeconds(hour?.oldest ?? null, now);
+    return { kind: "throttled", retryAfter, message: AUTH_MESSAGES.resetRequestsThrottled(retryAfter) };
+  }
+  // Past the email's hour the id answered leads nowhere: nothing was stored under it (decision 016, stop 33).
+  if (!principal || inserted.length === 0) return { kind: "requested", challengeId: id };
   app.waitUntil(
     // A failed send is not revealed to the caller (decision 016) but recorded for administrators (decision 005).
     app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch(async (e: unknown) => {
@@ -868,7 +928,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
       );
     }),
   );
-  return { challengeId: id };
+  return { kind: "requested", challengeId: id };
 }
 
 /**

@@ -3,7 +3,7 @@ import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { AuthLayout } from "~/components/auth-layout";
-import { Field } from "~/components/ui/field";
+import { Field, FormMessage } from "~/components/ui/field";
 import { ResetRequestInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { requestPasswordReset } from "~/models/auth.server";
@@ -16,14 +16,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const app = context.app;
   const form = formFields(await request.formData());
   const parsed = parseWith(ResetRequestInput, form);
-  if (!parsed.ok) return data({ errors: parsed.errors, values: { email: form.email ?? "", parent: form.parent === "on" || form.parent === "true" } }, { status: 422 });
+  const values = { email: form.email ?? "", parent: form.parent === "on" || form.parent === "true" };
+  if (!parsed.ok) return data({ errors: parsed.errors, message: null, values }, { status: 422 });
   // The same answer whether or not the account exists: the next screen never says which. The parent tick resets the
   // parent account of the email, as on sign-in; without it, the staff account (decision 016, stop 35).
   const kind = parsed.data.parent ? "parent" : "user";
-  const { challengeId } = await requestPasswordReset(app, parsed.data.email, kind, "screen");
+  const asked = await requestPasswordReset(app, parsed.data.email, kind, "screen");
+  // Past the address's hourly allowance: refused for every email alike, the form kept as typed (decision 016, stop 45).
+  if (asked.kind === "throttled") return data({ errors: {} as Record<string, string>, message: asked.message, values }, { status: 429, headers: { "Retry-After": String(asked.retryAfter) } });
   // A new request starts over: a reset token left from an earlier attempt is dropped.
   const [, clearToken] = clearResetCookies(app.secure);
-  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetKindCookie(kind, app.secure), resetChallengeCookie(challengeId, app.secure), clearToken!]);
+  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetKindCookie(kind, app.secure), resetChallengeCookie(asked.challengeId, app.secure), clearToken!]);
 }
 
 export default function ForgotPassword() {
@@ -31,6 +34,7 @@ export default function ForgotPassword() {
   const busy = useNavigation().state !== "idle";
   return (
     <AuthLayout title="Forgot your password?" subtitle="Enter your email and we will send you a verification code.">
+      <FormMessage error={answer?.message} />
       <Form method="post" noValidate>
         <Field label="Email" name="email" type="email" autoComplete="username" required defaultValue={answer?.values.email} error={answer?.errors.email} />
         <div className="field-check">

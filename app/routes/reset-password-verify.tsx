@@ -33,8 +33,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = formFields(await request.formData());
 
   if (form.intent === "resend") {
-    const { challengeId } = await requestPasswordReset(app, email, readResetKind(request), "screen");
-    return redirectWithCookies("/reset-password-verify?sent=1", [resetChallengeCookie(challengeId, app.secure)]);
+    const asked = await requestPasswordReset(app, email, readResetKind(request), "screen");
+    // Past the address's hourly allowance (decision 016, stop 45): the pending reset's cookie stays as it was.
+    if (asked.kind === "throttled") return data<Answer>({ errors: {}, message: asked.message }, { status: 429, headers: { "Retry-After": String(asked.retryAfter) } });
+    return redirectWithCookies("/reset-password-verify?sent=1", [resetChallengeCookie(asked.challengeId, app.secure)]);
   }
 
   const parsed = parseWith(ResetVerifyInput, { email, code: form.code });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addMinutes, afterFailedAttempt, attemptsLeftText, expiryText, isExpired, maskEmail, minutesLeft, sessionState, THROTTLE, throttleWaitSeconds } from "~/domain/auth-rules";
+import { addMinutes, afterFailedAttempt, attemptsLeftText, AUTH_MESSAGES, expiryText, isExpired, maskEmail, minutesLeft, sessionState, THROTTLE, throttleWaitSeconds } from "~/domain/auth-rules";
 import { passwordProblem, PASSWORD_MESSAGES } from "~/domain/passwords";
 
 const now = new Date("2026-11-22T12:00:00Z");
@@ -124,5 +124,17 @@ describe("what the code screens show", () => {
     [0, "It has expired; ask for a new one."],
   ])("%i minutes read %s", (n, text) => {
     expect(expiryText(n)).toBe(text);
+  });
+});
+
+describe("a throttled request says when to try again, in whole minutes rounded up", () => {
+  it.each([
+    [1, "1 minute"],
+    [60, "1 minute"],
+    [61, "2 minutes"],
+    [3600, "60 minutes"],
+  ])("a wait of %i s reads %s", (seconds, wait) => {
+    expect(AUTH_MESSAGES.resetRequestsThrottled(seconds)).toBe(`Too many password reset requests from your network. Please try again in ${wait}.`);
+    expect(AUTH_MESSAGES.passwordThrottled(seconds)).toBe(`Too many wrong passwords. Please try again in ${wait}.`);
   });
 });

@@ -214,7 +214,7 @@ describe("a password reset code that cannot be sent", () => {
     vi.spyOn(console, "warn").mockImplementation(() => {});
     const pending: Promise<unknown>[] = [];
     const result = await requestPasswordReset({ db: db(), env, email: failing, ip: "10.0.0.1", isDev: true, now: () => new Date(), waitUntil: (p) => pending.push(p) }, user.email, "user", "api");
-    expect(result.challengeId).toBeTruthy();
+    expect(result).toMatchObject({ kind: "requested", challengeId: expect.any(String) });
     await Promise.all(pending);
     const [row] = await failures("employee", user.id);
     expect(JSON.parse(row!.detail!)).toEqual({ email: "password_reset_code", via: "reset" });

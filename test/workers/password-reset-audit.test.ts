@@ -165,16 +165,16 @@ describe("a reset request is in the audit trail whatever the email (decision 019
   it("the API's request costs the same D1 round trips and statements for an account, an unknown email and past the hour's 5", async () => {
     const user = await createUser();
     const limited = await createUser();
-    const d1 = async (email: string) => {
+    const d1 = async (email: string, ip = newIp(), status = 200) => {
       // The auth settings are cached per isolate for 30 s: a fresh copy for each call, so none expires halfway through.
       forgetAuthSettings();
       await getAuthSettings(db());
       const res = await countingWorker.fetch(
-        new Request("http://localhost/api/password-reset/request", json(newIp(), { email })) as Request<unknown, IncomingRequestCfProperties>,
+        new Request("http://localhost/api/password-reset/request", json(ip, { email })) as Request<unknown, IncomingRequestCfProperties>,
         env,
         createExecutionContext(),
       );
-      expect(res.status).toBe(200);
+      expect(res.status).toBe(status);
       const [statements, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
       return { statements, roundTrips };
     };
@@ -182,9 +182,16 @@ describe("a reset request is in the audit trail whatever the email (decision 019
     const known = await d1(user.email);
     const unknown = await d1(`nobody-${user.id}@test.example`);
     const past = await d1(limited.email);
+    // An address past its 20 requests of the hour is refused (429) with the same work (decision 016, stop 45).
+    const flooded = newIp();
+    for (let i = 0; i < 20; i++) await d1(`nobody-${user.id}-flood-${i}@test.example`, flooded);
+    const floodedAccount = await d1(user.email, flooded, 429);
+    const floodedUnknown = await d1(`nobody-${user.id}-flood-next@test.example`, flooded, 429);
     // The read batch (account, the hour's count and the chain's tail) and the write batch (its audit row in it).
     expect(unknown).toEqual({ statements: 5, roundTrips: 2 });
     expect(past).toEqual(unknown);
+    expect(floodedAccount).toEqual(unknown);
+    expect(floodedUnknown).toEqual(unknown);
     // The account's code goes out after the answer; in these tests the email sender is the development outbox, a D1
     // insert of its own (production sends through Resend, not D1). Without it, the account's work is the same.
     expect(known).toEqual({ statements: unknown.statements + 1, roundTrips: unknown.roundTrips + 1 });

@@ -403,7 +403,7 @@ describe("POST /api/password-reset/request does the same work for known and unkn
    * Runs the request against a statement-counting database, counting SHA-256 digests and deferred sends; `sql`: the
    * text of its statements in order, and `rows`: the audit rows it wrote.
    */
-  async function measure(email: string, kind: "user" | "parent" = "user") {
+  async function measure(email: string, kind: "user" | "parent" = "user", ip = newIp()) {
     // The settings are cached per isolate for 30 s: a fresh copy for each call, so none expires halfway through one.
     forgetAuthSettings();
     await getAuthSettings(db());
@@ -411,8 +411,8 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     const deferred: Promise<unknown>[] = [];
     const [newest] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     const digest = vi.spyOn(crypto.subtle, "digest");
-    await requestPasswordReset(
-      { db: counting.db, env, email: outboxSender(db()), ip: newIp(), isDev: true, now: () => new Date(), waitUntil: (p) => deferred.push(p) },
+    const answer = await requestPasswordReset(
+      { db: counting.db, env, email: outboxSender(db()), ip, isDev: true, now: () => new Date(), waitUntil: (p) => deferred.push(p) },
       email,
       kind,
       "api",
@@ -424,16 +424,20 @@ describe("POST /api/password-reset/request does the same work for known and unkn
       .select({ action: auditLog.action, entity: auditLog.entity, entityId: auditLog.entityId, detail: auditLog.detail })
       .from(auditLog)
       .where(gt(auditLog.id, newest?.id ?? 0));
-    return { statements: counting.statements(), roundTrips: counting.roundTrips(), hashes, deferred: deferred.length, sql: counting.queries(), rows };
+    return { statements: counting.statements(), roundTrips: counting.roundTrips(), hashes, deferred: deferred.length, sql: counting.queries(), rows, answer: answer.kind };
   }
 
-  it("runs the same D1 statements in the same round trips and the same hashing, within the hour's 5 or past them; only a real account gets an email, after the answer", async () => {
+  it("runs the same D1 statements in the same round trips and the same hashing, within the hour's 5 or past them, and past the address's 20; only a real account gets an email, after the answer", async () => {
     const user = await createUser();
     const parent = await createParent();
     const limited = await createUser();
     const limitedUnknown = "nobody-limited@test.example";
     for (let i = 0; i < 5; i++) await measure(limited.email);
     for (let i = 0; i < 5; i++) await measure(limitedUnknown);
+    // An address that has made its 20 requests of the hour (decision 016, stop 45).
+    const flooded = newIp();
+    for (let i = 0; i < 20; i++) await measure(`nobody-flood-${i}@test.example`, "user", flooded);
+    const addressed = await createUser();
     const before = await emailsCount();
     const forUser = await measure(user.email);
     const forParent = await measure(parent.email, "parent");
@@ -442,6 +446,8 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     const forParentAsStaff = await measure(parent.email);
     const forLimited = await measure(limited.email);
     const forLimitedUnknown = await measure(limitedUnknown);
+    const forFloodedAccount = await measure(addressed.email, "user", flooded);
+    const forFloodedUnknown = await measure("nobody-flood-next@test.example", "user", flooded);
     const work = ({ statements, roundTrips, hashes, sql }: Awaited<ReturnType<typeof measure>>) => ({ statements, roundTrips, hashes, sql });
     // One batch reads the account, the hour's count and the chain's tail; one batch writes the challenge (or decoy),
     // voids the ones it replaces and appends the audit row: the tag, the code and the row are hashed (decision 019, stop 44).
@@ -450,10 +456,12 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     expect(forParent.deferred).toBe(1);
     // The same statements, in the same order, for every case; past the hour's 5 requests too (their writes then store
     // nothing, in their own WHERE).
-    for (const other of [forUnknown, forParentAsStaff, forLimited, forLimitedUnknown]) {
+    for (const other of [forUnknown, forParentAsStaff, forLimited, forLimitedUnknown, forFloodedAccount, forFloodedUnknown]) {
       expect(work(other)).toEqual(work(forUser));
       expect(other.deferred).toBe(0);
     }
+    // Past the address's 20 the answer is the refusal, the same for an account's email and an unknown one.
+    expect([forUser.answer, forFloodedAccount.answer, forFloodedUnknown.answer]).toEqual(["requested", "throttled", "throttled"]);
     // A parent's account is read from its own table (its own columns); every other statement is the staff account's.
     expect({ ...work(forParent), sql: forParent.sql.slice(1) }).toEqual({ ...work(forUser), sql: forUser.sql.slice(1) });
     expect(forParent.sql[0]).toMatch(/ from "parents" where/);
@@ -468,6 +476,9 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     expect(row(forParentAsStaff)).toEqual({ action: "password_reset_requested", entity: "session", entityId: null, detail: { email: parent.email, via: "api" } });
     expect(row(forLimited)).toEqual({ action: "password_reset_requested", entity: "employee", entityId: String(limited.id), detail: { email: limited.email, via: "api", limited: true } });
     expect(row(forLimitedUnknown)).toEqual({ action: "password_reset_requested", entity: "session", entityId: null, detail: { email: limitedUnknown, via: "api", limited: true } });
+    // The address's first refusal in the hour is written, on no account whatever the email; the next ones are not.
+    expect(row(forFloodedAccount)).toEqual({ action: "password_reset_request_throttled", entity: "session", entityId: null, detail: { email: addressed.email, via: "api", per_address: 20 } });
+    expect(forFloodedUnknown.rows).toEqual([]);
     expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 

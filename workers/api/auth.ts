@@ -44,11 +44,14 @@ function tokenEntry(claims: Pick<TokenClaims, "type" | "id">, action: "token_ref
   return { ...signInChangeEntry(claims, action), detail: { via: "api" } };
 }
 
+/** 429 with the wait in the body and in `Retry-After`: a throttled sign-in or code, a reset request past its address's allowance. */
+function throttledAnswer(c: Context<AppEnv>, refused: { retryAfter: number; message: string }) {
+  c.header("Retry-After", String(refused.retryAfter));
+  return jsonError(c, 429, refused.message, { retry_after: refused.retryAfter });
+}
+
 function codeFailure(c: Context<AppEnv>, result: Exclude<CodeResult, { kind: "ok" }>) {
-  if (result.kind === "throttled") {
-    c.header("Retry-After", String(result.retryAfter));
-    return jsonError(c, 429, result.message, { retry_after: result.retryAfter });
-  }
+  if (result.kind === "throttled") return throttledAnswer(c, result);
   if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
   if (result.kind === "expired") return jsonError(c, 422, result.message, { code_expired: true, attempts_remaining: result.attemptsRemaining });
   return jsonError(c, 422, result.message, { code_expired: false, attempts_remaining: result.attemptsRemaining, challenge_ended: result.voided });
@@ -62,8 +65,7 @@ export const authApi = new Hono<AppEnv>()
     const result = await signIn(c.var.app, parsed.data, "api");
     switch (result.kind) {
       case "throttled":
-        c.header("Retry-After", String(result.retryAfter));
-        return jsonError(c, 429, result.message, { retry_after: result.retryAfter });
+        return throttledAnswer(c, result);
       case "invalid":
         return jsonError(c, 401, result.message);
       case "send_failed":
@@ -139,8 +141,9 @@ export const authApi = new Hono<AppEnv>()
     if (raw.context === "password_reset") {
       const parsed = parseWith(ResetRequestInput, raw);
       if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
-      return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: challengeId });
+      const asked = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
+      if (asked.kind === "throttled") return throttledAnswer(c, asked);
+      return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: asked.challengeId });
     }
     return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
   })
@@ -162,8 +165,9 @@ export const authApi = new Hono<AppEnv>()
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     // challenge_id (added to the spec's answer) goes with the email and code to verify; an unknown email gets one too.
     // `parent: true` resets the parent account of the email, as on sign-in; without it, the staff account.
-    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
-    return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: challengeId });
+    const asked = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user", "api");
+    if (asked.kind === "throttled") return throttledAnswer(c, asked);
+    return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: asked.challengeId });
   })
   .post("/password-reset/verify", async (c) => {
     const parsed = parseWith(ResetVerifyInput, await readBody(c));

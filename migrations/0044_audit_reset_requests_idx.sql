@@ -1,0 +1,3 @@
+-- A client address's password-reset requests of the last hour, counted for the per-address limit (decision 016,
+-- 2026-11-29 (stop 45); declared in app/db/schema.ts). Partial: only the reset-request rows, so other audit rows cost nothing.
+CREATE INDEX `audit_reset_requests_idx` ON `audit_log` (`ip`,`action`,`at`) WHERE "audit_log"."action" in ('password_reset_requested', 'password_reset_request_throttled');
