@@ -432,6 +432,35 @@ function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: num
 }
 
 /**
+ * A new challenge (sign-in or password reset), inserted only while `room` holds (the hour's allowance, in the insert's
+ * own WHERE so racing requests are counted one after the other); answers its id when it landed. The row is pending
+ * (not consumed, no reset token), with its five attempts and its first send counted; `codeHash` and `expiresAt` are
+ * null for a sign-in, whose first send sets them (sendCode).
+ */
+function insertChallenge(
+  db: Db,
+  challenge: { id: string; principal: { type: PrincipalType; id: number }; context: ChallengeContext; codeHash: string | null; expiresAt: string | null; createdAt: string; accessGeneration: number },
+  room: SQL,
+) {
+  const row = {
+    id: challenge.id,
+    principalType: challenge.principal.type,
+    principalId: challenge.principal.id,
+    context: challenge.context,
+    codeHash: challenge.codeHash,
+    expiresAt: challenge.expiresAt,
+    attemptsRemaining: TWO_FACTOR_ATTEMPTS,
+    sends: 1,
+    resetTokenHash: null,
+    resetTokenExpiresAt: null,
+    consumedAt: null,
+    createdAt: challenge.createdAt,
+    accessGeneration: challenge.accessGeneration,
+  } as const;
+  return db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${room}`).returning({ id: twoFactorChallenges.id });
+}
+
+/**
  * Starts a new challenge (voiding earlier pending ones of the same context) and emails its code. It keeps the access
  * generation the password check read: a change that ended access after that check, even one made before this
  * insert (so its void missed the challenge), leaves the session or token of the second step refused.
@@ -440,25 +469,10 @@ async function startChallenge(app: AuthApp, principal: Principal, context: "logi
   const id = randomToken(24);
   const now = app.now();
   const at = now.toISOString();
-  const row = {
-    id,
-    principalType: principal.type,
-    principalId: principal.id,
-    context,
-    codeHash: null,
-    expiresAt: null,
-    attemptsRemaining: TWO_FACTOR_ATTEMPTS,
-    sends: 1,
-    resetTokenHash: null,
-    resetTokenExpiresAt: null,
-    consumedAt: null,
-    createdAt: at,
-    accessGeneration: principal.accessGeneration,
-  } as const;
   // The first send is counted by the insert, which lands only while the hour has room (codeEmailsRoom); the earlier
   // pending challenges are voided only when it landed.
   const [inserted] = await app.db.batch([
-    app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${codeEmailsRoom(principal, now)}`).returning({ id: twoFactorChallenges.id }),
+    insertChallenge(app.db, { id, principal, context, codeHash: null, expiresAt: null, createdAt: at, accessGeneration: principal.accessGeneration }, codeEmailsRoom(principal, now)),
     voidPendingChallenges(app.db, principal, context, at, id),
   ]);
   if (inserted.length === 0) return { id, sent: false, limited: true, expiresInMinutes: 0 };
@@ -875,20 +889,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
   const at = now.toISOString();
   const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
   // Without an account to send to, the same two statements record a decoy in place of the challenge.
-  const stored = principal ? { principalType: principal.type, principalId: principal.id, codeHash: hash } : { principalType: DECOY.type, principalId: DECOY.id, codeHash: tag };
-  const row = {
-    id,
-    ...stored,
-    context: "password_reset",
-    expiresAt,
-    attemptsRemaining: TWO_FACTOR_ATTEMPTS,
-    sends: 1,
-    resetTokenHash: null,
-    resetTokenExpiresAt: null,
-    consumedAt: null,
-    createdAt: at,
-    accessGeneration: 0,
-  } as const;
+  const challenge = { id, principal: principal ?? DECOY, context: "password_reset", codeHash: principal ? hash : tag, expiresAt, createdAt: at, accessGeneration: 0 } as const;
   // One text for every case, what the read found passed as a parameter (`go`): the writes store and void only while
   // the address (as read, and as it is now) and the email's hour have room.
   const go = open ? 1 : 0;
@@ -907,7 +908,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind
     entry,
     (audit) => [
       voidPendingResets(app.db, { principal, kind, tag }, at, room),
-      app.db.insert(twoFactorChallenges).select(sql`select ${rowCells(twoFactorChallenges, row)} where ${room}`).returning({ id: twoFactorChallenges.id }),
+      insertChallenge(app.db, challenge, room),
       audit(rowWhen),
     ],
     hour ? hour.tail : undefined,
