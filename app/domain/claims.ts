@@ -429,6 +429,47 @@ export function notesChangedSinceClaim(lines: readonly { line: BilledLine; notes
   return [...changed.entries()].sort(([a], [b]) => a - b).map(([noteId, changes]) => ({ noteId, changes }));
 }
 
+/** A claim that an 835 pays (it would turn accepted), with the notes of all its lines. */
+export interface PaidClaimNotes {
+  claimNumber: string;
+  noteIds: readonly number[];
+}
+
+/** Notes of a paid claim that an earlier claim paid by the same file also bills. */
+export interface NotesPaidTwice {
+  claimNumber: string;
+  otherClaimNumber: string;
+  noteIds: number[];
+}
+
+/**
+ * The notes one 835 would pay twice (decision 033, stop 45): a rejected claim frees its notes (decision 032), so a
+ * denied claim and its denied rebuild both bill the same note, and each is on no live claim. A file paying both would
+ * pay the session twice. In the file's order: each paid claim's notes that an earlier paid claim also bills, by that
+ * claim (the first one billing them). A claim named twice in the file is one claim.
+ */
+export function notesPaidTwice(claims: readonly PaidClaimNotes[]): NotesPaidTwice[] {
+  const firstBiller = new Map<number, string>();
+  const out: NotesPaidTwice[] = [];
+  for (const claim of claims) {
+    const shared = new Map<string, number[]>();
+    for (const id of new Set(claim.noteIds)) {
+      const other = firstBiller.get(id);
+      if (other === undefined) firstBiller.set(id, claim.claimNumber);
+      else if (other !== claim.claimNumber) shared.set(other, [...(shared.get(other) ?? []), id]);
+    }
+    for (const [otherClaimNumber, noteIds] of shared) out.push({ claimNumber: claim.claimNumber, otherClaimNumber, noteIds: noteIds.sort((a, b) => a - b) });
+  }
+  return out;
+}
+
+/** The import's refusal of a file that pays two claims billing the same notes (notesPaidTwice). */
+export function notesPaidTwiceMessage(twice: NotesPaidTwice): string {
+  const ids = twice.noteIds.map((id) => `#${id}`);
+  const named = ids.length === 1 ? `note ${ids[0]}` : `notes ${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`;
+  return `Claims ${twice.otherClaimNumber} and ${twice.claimNumber} both bill ${named}, and this file pays both: that would pay ${ids.length === 1 ? "the session" : "these sessions"} twice. Not imported.`;
+}
+
 /**
  * The import's refusal of an appeal for a claim whose notes changed (notesChangedSinceClaim, decision 033, stop 43):
  * which notes and what changed; the notes still there are to be billed on a new claim.

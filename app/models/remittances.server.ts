@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { claimLines, claims, clientReports, notes, patients, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { money } from "~/domain/billing";
-import { changedNotesMessage, notesChangedSinceClaim, RemittanceFileInput, type NoteNow } from "~/domain/claims";
+import { changedNotesMessage, notesChangedSinceClaim, notesPaidTwice, notesPaidTwiceMessage, RemittanceFileInput, type NoteNow } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -308,6 +308,15 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
       }
       matched.push({ line, claim, service: s, status });
     }
+  }
+  // A denied claim and its denied rebuild bill the same note, and neither is live, so each passes the checks above;
+  // a file paying both would pay the session twice (decision 033, stop 45). Only a rejected claim's notes are read.
+  const paidClaims = new Map<number, ClaimRow>();
+  for (const m of matched) if (m.status !== "denied" && m.claim.status === "rejected") paidClaims.set(m.claim.id, m.claim);
+  const notesOf = (claim: ClaimRow) => (linesOf.get(claim.id) ?? []).flatMap((l) => notesNowOf(l.notesNow).map((n) => n.id));
+  for (const twice of notesPaidTwice([...paidClaims.values()].map((claim) => ({ claimNumber: claim.claimNumber, noteIds: notesOf(claim) })))) {
+    const c = parsed.claims.find((p) => p.claimNumber === twice.claimNumber)!;
+    err(c, c.position, "CLP", notesPaidTwiceMessage(twice));
   }
   report.summary.claims = report.claims.length;
   if (parsed.totalPaidCents < 0) report.errors.push({ position: null, segment: "BPR", message: `The payment is negative (${money(parsed.totalPaidCents)}): a take-back is not imported.` });

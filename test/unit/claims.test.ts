@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { claimedPrice, priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, changedNotesMessage, ClaimIdsInput, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, notesChangedSinceClaim, type BilledLine, type ClaimStatus, type NoteNow, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, changedNotesMessage, ClaimIdsInput, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, notesChangedSinceClaim, notesPaidTwice, notesPaidTwiceMessage, type BilledLine, type ClaimStatus, type NoteNow, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 import { diagnosisPointers } from "~/domain/x12-837p";
@@ -411,5 +411,36 @@ describe("notesChangedSinceClaim", () => {
     ["several", [{ noteId: 1, changes: ["units"] }, { noteId: 2, changes: ["deleted"] }, { noteId: 3, changes: ["CPT"] }], "Claim C0000013: notes #1 (units), #2 (deleted) and #3 (CPT) changed after the claim was built; this file pays what the claim billed, not what the notes say now. Build a new claim for notes #1, #3. Not imported."],
   ])("the message: %s", (_label, changed, message) => {
     expect(changedNotesMessage("C0000013", changed)).toBe(message);
+  });
+});
+
+describe("notesPaidTwice: one 835 paying two claims that bill the same note (decision 033, stop 45)", () => {
+  it.each<[string, { claimNumber: string; noteIds: number[] }[], { claimNumber: string; otherClaimNumber: string; noteIds: number[] }[]]>([
+    ["no claims", [], []],
+    ["one claim", [{ claimNumber: "C1", noteIds: [5, 6] }], []],
+    ["two claims, other notes", [{ claimNumber: "C1", noteIds: [5] }, { claimNumber: "C2", noteIds: [6] }], []],
+    ["a denied claim and its rebuild (the probe)", [{ claimNumber: "C1", noteIds: [5] }, { claimNumber: "C2", noteIds: [5] }], [{ claimNumber: "C2", otherClaimNumber: "C1", noteIds: [5] }]],
+    ["the same claim named twice in the file", [{ claimNumber: "C1", noteIds: [5] }, { claimNumber: "C1", noteIds: [5] }], []],
+    ["a note twice on one claim (two lines)", [{ claimNumber: "C1", noteIds: [5, 5] }], []],
+    ["several shared notes, named in order", [{ claimNumber: "C1", noteIds: [7, 5, 9] }, { claimNumber: "C2", noteIds: [9, 8, 5] }], [{ claimNumber: "C2", otherClaimNumber: "C1", noteIds: [5, 9] }]],
+    [
+      "three claims: each later claim named with the first claim billing each note",
+      [{ claimNumber: "C1", noteIds: [5] }, { claimNumber: "C2", noteIds: [5, 6] }, { claimNumber: "C3", noteIds: [6, 5] }],
+      [
+        { claimNumber: "C2", otherClaimNumber: "C1", noteIds: [5] },
+        { claimNumber: "C3", otherClaimNumber: "C2", noteIds: [6] },
+        { claimNumber: "C3", otherClaimNumber: "C1", noteIds: [5] },
+      ],
+    ],
+  ])("%s", (_label, claims, twice) => {
+    expect(notesPaidTwice(claims)).toEqual(twice);
+  });
+
+  it.each<[number[], string]>([
+    [[5], "Claims C1 and C2 both bill note #5, and this file pays both: that would pay the session twice. Not imported."],
+    [[5, 9], "Claims C1 and C2 both bill notes #5 and #9, and this file pays both: that would pay these sessions twice. Not imported."],
+    [[5, 8, 9], "Claims C1 and C2 both bill notes #5, #8 and #9, and this file pays both: that would pay these sessions twice. Not imported."],
+  ])("the message for notes %j", (noteIds, message) => {
+    expect(notesPaidTwiceMessage({ claimNumber: "C2", otherClaimNumber: "C1", noteIds })).toBe(message);
   });
 });

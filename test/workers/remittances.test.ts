@@ -498,6 +498,66 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect((await claimState(claim.id)).claim).toMatchObject({ status: "rejected", paidCents: 0 });
   });
 
+  // Probe 9046 #1: a denied claim and its denied rebuild bill the same note; each alone was refused once the other
+  // was paid, but one 835 paying both imported and paid the session twice ($238 for one $119 session).
+  describe("one 835 paying two rejected claims that bill the same note is refused, nothing written (decision 033, stop 45)", () => {
+    const BILLED: FixtureLine[] = [{ cpt: "97153", serviceDate: "2026-03-09", units: 4, chargeCents: 11900 }];
+    /** A claim denied in full, and its rebuild (billing the same note) sent and denied in full too. */
+    async function deniedTwice() {
+      const patient = await patientIn(locA.id);
+      const { claim: first, lines: [old] } = await createClaim(patient, BILLED);
+      expect((await post835(write835({ claims: [{ claimNumber: first.claimNumber, lines: svc(BILLED, [{ kind: "denied" }]) }], trace: trace() }), managerToken)).status).toBe(201);
+      // The freed note rebuilt on a new claim (as the claims screen would): its line bills that note alone.
+      const { claim: rebuilt, lines: [line] } = await createClaim(patient, BILLED);
+      await db().update(claimLineNotes).set({ noteId: old!.noteId }).where(eq(claimLineNotes.claimLineId, line!.lineId));
+      expect((await post835(write835({ claims: [{ claimNumber: rebuilt.claimNumber, lines: svc(BILLED, [{ kind: "denied" }]) }], trace: trace() }), managerToken)).status).toBe(201);
+      expect([(await claimState(first.id)).claim.status, (await claimState(rebuilt.id)).claim.status]).toEqual(["rejected", "rejected"]);
+      return { first, rebuilt, noteId: old!.noteId };
+    }
+    const noteOf = async (noteId: number) => (await db().select().from(notes).where(eq(notes.id, noteId)))[0]!;
+
+    it("a file paying both (API, dry run and screen) names the note and both claims", async () => {
+      const { first, rebuilt, noteId } = await deniedTwice();
+      const both = write835({ claims: [{ claimNumber: first.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }, { claimNumber: rebuilt.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() });
+      const message = `Claims ${first.claimNumber} and ${rebuilt.claimNumber} both bill note #${noteId}, and this file pays both: that would pay the session twice. Not imported.`;
+      const before = { totals: await totals(), first: await claimState(first.id), rebuilt: await claimState(rebuilt.id), note: await noteOf(noteId) };
+
+      const res = await post835(both, managerToken);
+      const body = (await res.json()) as { message: string; report: { errors: { claim_number?: string; message: string }[] } };
+      expect([res.status, body.message]).toEqual([422, `Nothing was imported: ${message}`]);
+      expect(body.report.errors).toEqual([expect.objectContaining({ claim_number: rebuilt.claimNumber, segment: "CLP", message })]);
+      const dry = await post835(both, managerToken, "?dry_run=1");
+      expect([dry.status, ((await dry.json()) as { message: string }).message]).toEqual([422, `Nothing was imported: ${message}`]);
+
+      const form = new FormData();
+      form.append("intent", "import");
+      form.append("content", both);
+      const screen = await request("/claims/remittances/import", { method: "POST", body: form, cookie: managerCookie });
+      expect(screen.status, screen.headers.get("location") ?? "").toBe(422);
+      expect(textOf(await screen.text())).toContain(`Claims ${first.claimNumber} and ${rebuilt.claimNumber} both bill note #${noteId}`);
+
+      // Nothing written: no remittance, file or line; both claims rejected and unpaid; the note not paid.
+      expect({ totals: await totals(), first: await claimState(first.id), rebuilt: await claimState(rebuilt.id), note: await noteOf(noteId) }).toEqual(before);
+      expect(before.first.claim).toMatchObject({ status: "rejected", paidCents: 0 });
+      expect(before.note.paid).toBe(false);
+    });
+
+    it("a file paying one and denying the other is imported; the other can then no longer be paid", async () => {
+      const { first, rebuilt, noteId } = await deniedTwice();
+      const res = await post835(
+        write835({ claims: [{ claimNumber: first.claimNumber, lines: svc(BILLED, [{ kind: "denied" }]) }, { claimNumber: rebuilt.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() }),
+        managerToken,
+      );
+      expect(res.status, ((await res.json()) as { message: string }).message).toBe(201);
+      expect((await claimState(first.id)).claim).toMatchObject({ status: "rejected", paidCents: 0 });
+      expect((await claimState(rebuilt.id)).claim).toMatchObject({ status: "accepted", paidCents: 11900 });
+      expect((await noteOf(noteId)).paid).toBe(true);
+      const again = await post835(write835({ claims: [{ claimNumber: first.claimNumber, lines: svc(BILLED, [{ kind: "paid" }]) }], trace: trace() }), managerToken);
+      expect(again.status).toBe(422);
+      expect(((await again.json()) as { message: string }).message).toContain(`its notes are now on claim ${rebuilt.claimNumber}`);
+    });
+  });
+
   // Probe 9035 §1: after a full denial the claim's notes are free (decision 032); an appeal paid the claim line's
   // 4 units / $119.00 against a note amended to 2 units, or re-modified, and locked it as paid history.
   describe("an appeal of a fully denied claim whose notes changed since is refused, nothing written (decision 033, stop 43)", () => {
