@@ -479,6 +479,24 @@ export const paCptNotCovered = (insurer: string, cpt: string) => `${insurer} doe
 export const paCptNotCoveredByPrimary = (insurer: string, cpt: string) =>
   `${insurer}, the client's primary insurer (billed when no insurer is chosen), does not cover CPT ${cpt}.`;
 
+/**
+ * A change of the client's primary insurer refused while PA services naming no insurer (billed to the primary insurer,
+ * decision 030) authorize a CPT the new one does not cover; `insurer` null: the primary insurer removed, which leaves
+ * them no payer at all (decision 031, stop 45). `services`: those PA services, the first three named.
+ */
+export function primaryLeavesPaUncovered(insurer: string | null, services: readonly { name: string; cpt: string }[]): string {
+  const one = services.length === 1;
+  const shown = services.slice(0, 3).map((x) => `"${x.name}" (CPT ${x.cpt})`);
+  const more = services.length - shown.length;
+  const list = more > 0 ? `${shown.join(", ")} and ${more} more` : shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown[0]!;
+  const named = `${one ? "PA service" : "PA services"} ${list}`;
+  const billed = `${one ? "names no insurer and is" : "name no insurer and are"} billed to the primary insurer`;
+  const fix = one ? "choose its insurer on the PA service, or delete it" : "choose their insurer on each PA service, or delete them";
+  return insurer === null
+    ? `The client's ${named} ${billed}: ${fix}, before removing the primary insurer.`
+    : `${insurer} does not cover the client's ${named}, which ${billed}: ${fix}, first.`;
+}
+
 export type PaExpiryLevel = 14 | 30 | 60;
 
 /**

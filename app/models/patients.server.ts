@@ -12,7 +12,7 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE, LINKED_PARENT_NOT_SHOWN, parentOptionLabel } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, insurerPairRefusal, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, insurerPairRefusal, isDiagnosisCodeText, parsePatient, primaryLeavesPaUncovered, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -29,6 +29,7 @@ import { conflict, errorText, invalid, type ModelResult, notFound, nothingToChan
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf, plainId } from "./ids.server";
+import { coversCptSql } from "./pa-services.server";
 import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
@@ -393,7 +394,9 @@ interface ReadAhead {
   parentIds: number[];
   parents: { id: number; locationId: number | null }[];
   insurerIds: number[];
-  insurers: { id: number }[];
+  insurers: { id: number; name: string }[];
+  /** The primary insurer the body plainly names (null: none) and the PA services it would leave uncovered (primaryUncoveredSql); null: not read. */
+  primary: { insurerId: number | null; uncovered: { name: string; cpt: string }[] } | null;
   /** The identifier looked up (null: none), and whether another client holds it. */
   identifier: string | null;
   identifierTaken: boolean;
@@ -402,6 +405,25 @@ interface ReadAhead {
 /** A stored column of the client, as a scalar subquery (to read ahead beside it, before the row is known). */
 function storedColumn(patientId: number, column: SQLiteColumn): SQL {
   return sql`(select ${column} from ${patients} where ${patients.id} = ${patientId})`;
+}
+
+/**
+ * The client's live PA services naming no insurer — billed to the primary insurer (decision 030) — whose CPT
+ * `insurerId` as primary insurer does not cover (`coversCptSql`, decision 031 stop 44); null (no primary insurer): every
+ * one, as they would have no payer at all (decision 031, stop 45). A condition on `pa_services ps`.
+ */
+function primaryUncoveredSql(patientId: number, insurerId: number | null): SQL {
+  const covered = insurerId === null ? sql`` : sql` and not ${coversCptSql(insurerId, sql`upper(ps.cpt)`)}`;
+  return sql`ps.patient_id = ${patientId} and ps.insurance_id is null and ps.deleted_at is null${covered}`;
+}
+
+/** The PA services a primary insurer change to `insurerId` would leave uncovered (primaryUncoveredSql), oldest first. */
+function primaryUncoveredQuery(ctx: ModelContext, patientId: number, insurerId: number | null, gate: SQL = sql`1`) {
+  return ctx.db
+    .select({ name: sql<string>`ps.pa_service`, cpt: sql<string>`ps.cpt` })
+    .from(sql`pa_services ps`)
+    .where(sql`${gate} and ${primaryUncoveredSql(patientId, insurerId)}`)
+    .orderBy(sql`ps.id`);
 }
 
 function oneOf(column: SQLiteColumn, values: (number | null | SQL)[]): SQL {
@@ -435,6 +457,8 @@ function referenceReads(ctx: ModelContext, patientId: number, raw: Record<string
   const sentStaff = STAFF_FIELDS.map(([name]) => plainId(raw[name])).filter((x): x is number => x !== null);
   const sentParent = plainId(raw.parent_id);
   const sentInsurers = INSURER_FIELDS.map((name) => plainId(raw[name]));
+  // The primary insurer the body names (an empty or null one: none), read when it differs from the stored one.
+  const sentPrimary = Object.hasOwn(raw, "insurer_id") && (raw.insurer_id === null || raw.insurer_id === "" || plainId(raw.insurer_id) !== null) ? { insurerId: plainId(raw.insurer_id) } : null;
   const identifier = typeof raw.patient_identifier === "string" ? raw.patient_identifier.trim() : null;
   const places = [sentLocation, stored(patients.locationId)];
   const statements = [
@@ -445,12 +469,13 @@ function referenceReads(ctx: ModelContext, patientId: number, raw: Record<string
       .innerJoin(users, eq(users.id, userLocations.userId))
       .where(and(oneOf(userLocations.locationId, places), oneOf(userLocations.userId, [...sentStaff, ...Object.values(STAFF_COLUMNS).map(stored)]), isNull(users.deletedAt))),
     ctx.db.select({ id: parents.id, locationId: parents.locationId }).from(parents).where(and(oneOf(parents.id, [sentParent, stored(patients.parentId)]), isNull(parents.deletedAt))),
-    ctx.db.select({ id: insurances.id }).from(insurances).where(and(oneOf(insurances.id, [...sentInsurers, stored(patients.insurerId), stored(patients.insurerSecondaryId)]), isNull(insurances.deletedAt))),
+    ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(and(oneOf(insurances.id, [...sentInsurers, stored(patients.insurerId), stored(patients.insurerSecondaryId)]), isNull(insurances.deletedAt))),
     identifier === null ? ctx.db.select({ id: patients.id }).from(patients).where(sql`0`) : identifierTakenQuery(ctx, identifier, patientId, sql`${stored(patients.patientIdentifier)} is not ${identifier}`),
+    primaryUncoveredQuery(ctx, patientId, sentPrimary?.insurerId ?? null, sentPrimary === null ? sql`0` : sql`${stored(patients.insurerId)} is not ${sentPrimary.insurerId}`),
   ] as const;
   type Results = BatchResponse<[...typeof statements]>;
   /** The read-ahead, once the batch answered and the stored client is known. */
-  const answer = ([locationRows, members, parentRows, insurerRows, taken]: Results, current: PatientJson): ReadAhead => ({
+  const answer = ([locationRows, members, parentRows, insurerRows, taken, uncovered]: Results, current: PatientJson): ReadAhead => ({
     locationIds: [sentLocation, current.location_id].filter((x): x is number => x !== null),
     locations: locationRows.map((l) => ({ id: l.id, timeZone: l.timeZone })),
     staffIds: [...sentStaff, ...STAFF_FIELDS.map(([name]) => current[name]).filter((x): x is number => typeof x === "number")],
@@ -461,6 +486,8 @@ function referenceReads(ctx: ModelContext, patientId: number, raw: Record<string
     insurers: insurerRows,
     identifier,
     identifierTaken: taken.length > 0,
+    // Read only when the sent primary insurer differs from the stored one (none read otherwise: nothing changes).
+    primary: sentPrimary && sentPrimary.insurerId !== current.insurer_id ? { insurerId: sentPrimary.insurerId, uncovered } : null,
   });
   return { statements, answer };
 }
@@ -514,14 +541,23 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     const kept = current?.parent_id === input.parent_id;
     if (!p || (!kept && p.locationId !== null && !canSeeLocation(ctx.actor, p.locationId))) errors.parent_id = "Choose a parent from the list.";
   }
+  const insurerNames = new Map<number, string>();
   for (const name of INSURER_FIELDS) {
     const insurerId = input[name];
     // An insurer link the save does not change is kept, even once that insurer was deleted (decision 017, stop 33).
     if (insurerId === null || current?.[name] === insurerId) continue;
     const [i] = ahead?.insurerIds.includes(insurerId)
       ? ahead.insurers.filter((x) => x.id === insurerId)
-      : await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
+      : await ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
     if (!i) errors[name] = "Choose an insurer from the list.";
+    else insurerNames.set(insurerId, i.name);
+  }
+  // A new primary insurer (or none) must cover every CPT of the client's PA services that name no insurer: their notes
+  // are billed to it (decision 031, stops 44 and 45). A client being created has no PA service yet.
+  if (current && selfId !== null && input.insurer_id !== current.insurer_id && !errors.insurer_id) {
+    const primary = input.insurer_id;
+    const uncovered = ahead?.primary && ahead.primary.insurerId === primary ? ahead.primary.uncovered : await primaryUncoveredQuery(ctx, selfId, primary);
+    if (uncovered.length) errors.insurer_id = primaryLeavesPaUncovered(primary === null ? null : (insurerNames.get(primary) ?? "The new primary insurer"), uncovered);
   }
   // The secondary insurer must be another insurer than the primary; a pair stored so and kept as it is passes.
   const samePair = errors.insurer_secondary_id ? null : insurerPairRefusal(input, current ?? null);
@@ -769,7 +805,15 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
     ctx.db
       .update(patients)
       .set({ ...written, version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
+      .where(
+        and(
+          eq(patients.id, patientId),
+          isNull(patients.deletedAt),
+          opts.version === null ? undefined : eq(patients.version, opts.version),
+          // A PA service with no insurer added meanwhile that the new primary insurer does not cover: nothing written (a 409).
+          parsed.data.insurer_id === current.insurer_id ? undefined : sql`not exists (select 1 from pa_services ps where ${primaryUncoveredSql(patientId, parsed.data.insurer_id)})`,
+        ),
+      )
       .returning(zonedPatient),
     // Every cached list moves with it (a client's name, location and records show on many lists): decision 017.
     bumpListVersion(ctx.db, PATIENTS),

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { nestFormFields } from "~/domain/intake";
 import { CPT_MESSAGE, isCptCode, parseServiceCode } from "~/domain/insurance";
 import { applyPaAssessmentIntent, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, paAssessmentIntent, readPaAssessments } from "~/domain/pa-assessments";
-import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, paServiceInput, PaServiceInput, paExpiryWarning, parsePatient, PatientInput } from "~/domain/patients";
+import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, paServiceInput, PaServiceInput, paExpiryWarning, parsePatient, PatientInput, primaryLeavesPaUncovered } from "~/domain/patients";
 import { parseWith } from "~/domain/validation";
 
 const base = { patient_identifier: "P-1", first_name: "Ana", last_name: "Diaz", location_id: "3" };
@@ -281,5 +281,19 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     [[{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [{ start_date: "2024-03-01", end_date: "2024-03-02", cpt: "abcd", n_units: 1, provider: null }] }], [{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [{ start_date: "2024-03-01", end_date: "2024-03-02", cpt: "abcd", n_units: 1, provider: null }] }]],
   ])("reads stored %j back as %j", (stored, expected) => {
     expect(readPaAssessments(stored)).toEqual(expected);
+  });
+});
+
+describe("primaryLeavesPaUncovered: a primary insurer change refused under PA services with no insurer (decision 031, stop 45)", () => {
+  const pa = (n: number) => ({ name: `Auth ${n}`, cpt: `9715${n}` });
+  it.each<[string | null, number, string]>([
+    ["Other Care", 1, 'Other Care does not cover the client\'s PA service "Auth 1" (CPT 97151), which names no insurer and is billed to the primary insurer: choose its insurer on the PA service, or delete it, first.'],
+    ["Other Care", 2, 'Other Care does not cover the client\'s PA services "Auth 1" (CPT 97151) and "Auth 2" (CPT 97152), which name no insurer and are billed to the primary insurer: choose their insurer on each PA service, or delete them, first.'],
+    ["Other Care", 3, 'Other Care does not cover the client\'s PA services "Auth 1" (CPT 97151), "Auth 2" (CPT 97152) and "Auth 3" (CPT 97153), which name no insurer and are billed to the primary insurer: choose their insurer on each PA service, or delete them, first.'],
+    ["Other Care", 5, 'Other Care does not cover the client\'s PA services "Auth 1" (CPT 97151), "Auth 2" (CPT 97152), "Auth 3" (CPT 97153) and 2 more, which name no insurer and are billed to the primary insurer: choose their insurer on each PA service, or delete them, first.'],
+    [null, 1, 'The client\'s PA service "Auth 1" (CPT 97151) names no insurer and is billed to the primary insurer: choose its insurer on the PA service, or delete it, before removing the primary insurer.'],
+    [null, 2, 'The client\'s PA services "Auth 1" (CPT 97151) and "Auth 2" (CPT 97152) name no insurer and are billed to the primary insurer: choose their insurer on each PA service, or delete them, before removing the primary insurer.'],
+  ])("insurer %s, %i PA service(s)", (insurer, n, message) => {
+    expect(primaryLeavesPaUncovered(insurer, Array.from({ length: n }, (_, i) => pa(i + 1)))).toBe(message);
   });
 });

@@ -1,13 +1,14 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, insuranceServices, insurances, notes, paServices, scheduledSessions } from "~/db/schema";
+import { auditLog, insuranceServices, insurances, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
-import { PA_SERVICE_IN_USE, paCptNotCovered, paCptNotCoveredByPrimary } from "~/domain/patients";
+import { PA_SERVICE_IN_USE, paCptNotCovered, paCptNotCoveredByPrimary, primaryLeavesPaUncovered } from "~/domain/patients";
 import { addDays } from "~/domain/weeks";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
 import { createPaService, updatePaService } from "~/models/pa-services.server";
-import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { updatePatient } from "~/models/patients.server";
+import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * A PA service authorizes a CPT its insurer covers, and keeps covering what was written under it: an insurer's
@@ -220,6 +221,122 @@ describe("a PA service naming no insurer: its CPT must be one the client's prima
   it.each(edits)("API %s", async (_label, pa, primary, body, errors) => {
     const c = await stored(pa(), primary());
     await expectSave(c.paId, Object.hasOwn(body(), "pa_service") ? "PUT" : "PATCH", body(), errors);
+  });
+});
+
+// Probe 9046 #2: the stop-44 check ran when a PA service was saved, not when the client's primary insurer changed
+// under it: a PATCH of the insurer left an Insurance-None PA service authorizing a CPT its new payer does not cover.
+describe("a client's primary insurer cannot change to one that does not cover its PA services naming no insurer (decision 031, stop 45)", () => {
+  const clientRow = async (id: number) => (await db().select().from(patients).where(eq(patients.id, id)))[0]!;
+  /** A client whose primary insurer is Sunshine, with PA services stored as given (no insurer, CPT 97153 unless told). */
+  async function client(services: Partial<typeof paServices.$inferInsert>[] = [{}]) {
+    const patient = await createPatient({ locationId: w.locationId, insurerId: w.sunshine.id });
+    const names: string[] = [];
+    for (const over of services) {
+      const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: `Auth ${++seq}`, cpt: "97153", nUnits: 400, startDate: d(-30), endDate: d(30), insuranceId: null, ...over }).returning();
+      names.push(pa!.paService);
+    }
+    return { patient, names };
+  }
+
+  // label, the client's PA services, the body, refused errors (null: saved)
+  const cases: [label: string, services: () => Partial<typeof paServices.$inferInsert>[], body: () => Record<string, unknown>, errors: ((names: string[]) => Record<string, string>) | null][] = [
+    ["a new primary insurer that does not cover its CPT (the probe)", () => [{}], () => ({ insurer_id: w.other.id }), (n) => ({ insurer_id: primaryLeavesPaUncovered(w.other.name, [{ name: n[0]!, cpt: "97153" }]) })],
+    ["a new primary insurer, sent as text, that does not cover its CPT", () => [{}], () => ({ insurer_id: String(w.other.id) }), (n) => ({ insurer_id: primaryLeavesPaUncovered(w.other.name, [{ name: n[0]!, cpt: "97153" }]) })],
+    [
+      "several PA services: only those not covered are named, oldest first",
+      () => [{ cpt: "97155" }, { cpt: "97151" }, { cpt: "97153", startDate: d(-400), endDate: d(-300) }],
+      () => ({ insurer_id: w.other.id }),
+      (n) => ({ insurer_id: primaryLeavesPaUncovered(w.other.name, [{ name: n[0]!, cpt: "97155" }, { name: n[2]!, cpt: "97153" }]) }),
+    ],
+    ["a new primary insurer that covers its CPT", () => [{ cpt: "97151" }], () => ({ insurer_id: w.other.id }), null],
+    ["a PA service naming its own insurer (billed to it)", () => [{ insuranceId: w.sunshine.id }], () => ({ insurer_id: w.other.id }), null],
+    ["a deleted PA service", () => [{ deletedAt: "2026-11-01T00:00:00.000Z" }], () => ({ insurer_id: w.other.id }), null],
+    ["a deleted new insurer: named as such, before its coverage", () => [{}], () => ({ insurer_id: w.gone }), () => ({ insurer_id: "Choose an insurer from the list." })],
+    ["the primary insurer removed while a PA service names no insurer (no payer left)", () => [{ cpt: "97151" }], () => ({ insurer_id: null }), (n) => ({ insurer_id: primaryLeavesPaUncovered(null, [{ name: n[0]!, cpt: "97151" }]) })],
+    ["the primary insurer removed, every PA service naming its insurer", () => [{ insuranceId: w.sunshine.id }], () => ({ insurer_id: null }), null],
+    ["the primary insurer kept, another field changed (a stored uncovered CPT is not the save's doing)", () => [{ cpt: "90837" }], () => ({ insurer_id: w.sunshine.id, phone: "305-555-0190" }), null],
+  ];
+
+  it.each(cases)("API PATCH: %s", async (_label, services, body, errors) => {
+    const { patient, names } = await client(services());
+    const before = await clientRow(patient.id);
+    const audits = await auditRows();
+    const res = await call("PATCH", `/v2/patients/${patient.id}`, body());
+    if (errors) {
+      expect(res.status, JSON.stringify(res.json)).toBe(422);
+      expect(res.json.errors).toEqual(errors(names));
+      expect(await clientRow(patient.id)).toEqual(before);
+      expect(await auditRows()).toBe(audits);
+    } else {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect((await clientRow(patient.id)).version).toBe(before.version + 1);
+    }
+  });
+
+  it("the probe's path: a PA service added with Insurance None (201), then the insurer changed by PUT (v2 and v1) is refused", async () => {
+    const patient = await createPatient({ locationId: w.locationId, insurerId: w.sunshine.id });
+    const made = await call("POST", "/v2/pa-services", { patient_id: patient.id, pa_service: "Auth X", cpt: "97153", n_units: 100, start_date: d(-1), end_date: d(60), insurance_id: null });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const full = { patient_identifier: patient.patientIdentifier, first_name: patient.firstName, last_name: patient.lastName, status: "active", location_id: w.locationId };
+    for (const [path, body] of [[`/v2/patients/${patient.id}`, { ...full, insurer_id: w.other.id }], [`/patient/update/${patient.id}`, { ...full, insurer_id: w.other.id }], [`/v2/patients/${patient.id}`, full]] as const) {
+      const res = await call("PUT", path, body);
+      const insurer = "insurer_id" in body ? w.other.name : null;
+      expect([res.status, res.json.errors], `${path} ${JSON.stringify(body)}`).toEqual([422, { insurer_id: primaryLeavesPaUncovered(insurer, [{ name: "Auth X", cpt: "97153" }]) }]);
+    }
+    expect(await clientRow(patient.id)).toMatchObject({ insurerId: w.sunshine.id, version: 1 });
+    // With the PA service's insurer chosen, the change saves.
+    expect((await call("PATCH", `/v2/pa-services/${made.json.data.id}`, { insurance_id: w.sunshine.id })).status).toBe(200);
+    expect((await call("PATCH", `/v2/patients/${patient.id}`, { insurer_id: w.other.id })).status).toBe(200);
+  });
+
+  it("the edit screen (JavaScript off) answers 422 at the insurer with the typed values kept, nothing written", async () => {
+    const { patient, names } = await client();
+    const edit = `/patients/list/edit/${patient.id}`;
+    const fields = { intent: "save", patient_identifier: patient.patientIdentifier, first_name: "Typedname", last_name: patient.lastName, status: "active", location_id: String(w.locationId), insurer_id: String(w.other.id), version: "1" };
+    const res = await form(edit, fields, w.cookie);
+    expect(res.status).toBe(422);
+    const html = await textOf(res);
+    expect(html).toContain(primaryLeavesPaUncovered(w.other.name, [{ name: names[0]!, cpt: "97153" }]));
+    expect(html).toContain('value="Typedname"');
+    expect(html).toMatch(new RegExp(`name="insurer_id"[^>]*>[\\s\\S]*?<option value="${w.other.id}" selected=""`));
+    expect(await clientRow(patient.id)).toMatchObject({ firstName: patient.firstName, insurerId: w.sunshine.id, version: 1 });
+    // "None" as the primary insurer is refused too (its PA service would have no payer).
+    const none = await form(edit, { ...fields, insurer_id: "" }, w.cookie);
+    expect(none.status).toBe(422);
+    expect(await textOf(none)).toContain(primaryLeavesPaUncovered(null, [{ name: names[0]!, cpt: "97153" }]));
+    expect(await clientRow(patient.id)).toMatchObject({ insurerId: w.sunshine.id, version: 1 });
+  });
+
+  it("is read in the update's read batch (refused: one round trip; saved: two), and the write refuses a PA service added meanwhile", async () => {
+    const ctx = (d1 = db()): ModelContext => ({ db: d1, actor: actor!, ip: "127.0.0.1", now: () => new Date() });
+    const actor = await getUserActor(db(), w.manager);
+    const { patient } = await client();
+    let counting = countingDb();
+    expect(await updatePatient(ctx(counting.db), patient.id, { insurer_id: w.other.id }, { partial: true, version: null })).toMatchObject({ ok: false, status: 422 });
+    expect(counting.roundTrips()).toBe(1);
+    const { patient: covered } = await client([{ cpt: "97151" }]);
+    counting = countingDb();
+    expect(await updatePatient(ctx(counting.db), covered.id, { insurer_id: w.other.id }, { partial: true, version: null })).toMatchObject({ ok: true });
+    expect(counting.roundTrips()).toBe(2);
+
+    // A PA service with no insurer added between the update's read and its write: the write changes nothing (409).
+    const { patient: raced } = await client([]);
+    const real = db();
+    let batches = 0;
+    const racing = new Proxy(real, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key !== "batch") return typeof value === "function" ? value.bind(target) : value;
+        return async (statements: Parameters<typeof real.batch>[0]) => {
+          if (++batches === 2) await real.insert(paServices).values({ patientId: raced.id, paService: "Meanwhile", cpt: "97153", nUnits: 10, startDate: d(0), endDate: d(30), insuranceId: null });
+          return target.batch(statements);
+        };
+      },
+    });
+    expect(await updatePatient(ctx(racing), raced.id, { insurer_id: w.other.id }, { partial: true, version: null })).toMatchObject({ ok: false, status: 409 });
+    expect(batches).toBe(2);
+    expect(await clientRow(raced.id)).toMatchObject({ insurerId: w.sunshine.id, version: 1 });
   });
 });
 
