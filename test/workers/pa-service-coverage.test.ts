@@ -52,21 +52,24 @@ async function call(method: string, path: string, body?: unknown) {
 
 const paRow = async (id: number) => (await db().select().from(paServices).where(eq(paServices.id, id)))[0]!;
 const auditRows = async () => (await db().select({ n: count() }).from(auditLog))[0]!.n;
-/** An API save of the PA service: refused, it answers 422 with `errors` and changes nothing (no audit row either); saved, it raises the version. */
-async function expectSave(paId: number, method: string, body: Record<string, unknown>, errors: (() => Record<string, string>) | null) {
-  const before = await paRow(paId);
+/**
+ * An API update of the record `row` reads: refused, it answers 422 with `errors` and changes nothing (no audit row
+ * either); saved (errors null), it raises the version.
+ */
+async function expectUpdate<R extends { version: number }>(row: () => Promise<R>, send: () => ReturnType<typeof call>, errors: Record<string, string> | null) {
+  const before = await row();
   const audits = await auditRows();
-  const res = await call(method, `/v2/pa-services/${paId}`, body);
+  const res = await send();
+  expect(res.status, JSON.stringify(res.json)).toBe(errors ? 422 : 200);
   if (errors) {
-    expect(res.status, JSON.stringify(res.json)).toBe(422);
-    expect(res.json.errors).toEqual(errors());
-    expect(await paRow(paId)).toEqual(before);
+    expect(res.json.errors).toEqual(errors);
+    expect(await row()).toEqual(before);
     expect(await auditRows()).toBe(audits);
-  } else {
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    expect((await paRow(paId)).version).toBe(before.version + 1);
-  }
+  } else expect((await row()).version).toBe(before.version + 1);
 }
+/** An API save of the PA service (expectUpdate). */
+const expectSave = (paId: number, method: string, body: Record<string, unknown>, errors: (() => Record<string, string>) | null) =>
+  expectUpdate(() => paRow(paId), () => call(method, `/v2/pa-services/${paId}`, body), errors ? errors() : null);
 const textOf = async (res: Response) => (await res.text()).replaceAll("&#x27;", "'").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
 const post = (path: string, fields: Record<string, unknown>) =>
   request(path, { method: "POST", body: new URLSearchParams(Object.entries(fields).map(([k, x]) => [k, String(x)])), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
@@ -260,18 +263,7 @@ describe("a client's primary insurer cannot change to one that does not cover it
 
   it.each(cases)("API PATCH: %s", async (_label, services, body, errors) => {
     const { patient, names } = await client(services());
-    const before = await clientRow(patient.id);
-    const audits = await auditRows();
-    const res = await call("PATCH", `/v2/patients/${patient.id}`, body());
-    if (errors) {
-      expect(res.status, JSON.stringify(res.json)).toBe(422);
-      expect(res.json.errors).toEqual(errors(names));
-      expect(await clientRow(patient.id)).toEqual(before);
-      expect(await auditRows()).toBe(audits);
-    } else {
-      expect(res.status, JSON.stringify(res.json)).toBe(200);
-      expect((await clientRow(patient.id)).version).toBe(before.version + 1);
-    }
+    await expectUpdate(() => clientRow(patient.id), () => call("PATCH", `/v2/patients/${patient.id}`, body()), errors ? errors(names) : null);
   });
 
   it("the probe's path: a PA service added with Insurance None (201), then the insurer changed by PUT (v2 and v1) is refused", async () => {
