@@ -4,6 +4,7 @@ import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfIn
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { leavesAsStored } from "~/domain/audit-changes";
 import { refuseInklessDrawing } from "~/domain/signature-ink.server";
 import { auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
 import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
@@ -11,7 +12,7 @@ import { primaryOf, type Db } from "~/db/client.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, replayedOk, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, nothingToChange, ok, replayedOk, type ModelResult } from "./results";
 import { nextIdOf } from "./ids.server";
 
 /** The list-version row consent writes bump (every cached list depends on every write: decision 017). */
@@ -154,6 +155,9 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
     if (!current.editable) return invalid({ form: readOnlyMessage(current.status) });
     const version = opts.version ?? null;
     if (version !== null && version !== current.version) return conflict(current);
+    // The stored draft sent back writes nothing (decision 017, stop 44): a no-op save must not move the version the
+    // parent opened. Sections are a set: both lists come in the clinic's order (parseStoredSections, the draft's schema).
+    if (leavesAsStored({ sections: current.sections, notes: current.notes }, { sections: input.sections, notes: input.notes })) return nothingToChange(current);
     // The audit row only if the draft changed: an edit that loses the race to a signature (or a withdrawal,
     // or another edit) records nothing against the consent.
     const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "consent", entityId: id, patientId: input.patient_id }, (audit) => [
