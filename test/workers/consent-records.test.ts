@@ -81,3 +81,18 @@ describe("a consent draft saved unchanged writes nothing (decision 017, stop 45)
     expect((await consentRow(c.id)).version).toBe(c.version);
   });
 });
+
+describe("a body id that is no record id (stop 45)", () => {
+  it("a list, an object or a boolean as `id` answers 422 'id must be a record id.' and edits nothing; the id as digits still edits", async () => {
+    const c = await draft(child.id, [5], "Keep");
+    for (const id of [[c.id], [String(c.id)], { id: c.id }, true, false, "abc", 1.5, 0]) {
+      const res = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id, sections: [6], notes: "Moved" } });
+      expect(res.status, JSON.stringify(id)).toBe(422);
+      const body = (await res.json()) as { errors: Record<string, string> };
+      expect(body.errors.id, JSON.stringify(id)).toBe("id must be a record id.");
+    }
+    expect(await consentRow(c.id)).toMatchObject({ sections: "[5]", notes: "Keep", version: c.version });
+    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: ` ${c.id} `, sections: [6], notes: "Keep" } })).status).toBe(200);
+    expect(await consentRow(c.id)).toMatchObject({ sections: "[6]" });
+  });
+});

@@ -6,6 +6,7 @@ import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server"
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, answerChange, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
 import { CLIENT_NOT_FOUND } from "~/domain/patients";
+import { bodyRecordId, recordIdMessage } from "~/domain/validation";
 
 /**
  * Client consents (clinical §7; docs/decisions/040):
@@ -36,8 +37,9 @@ export const consentsApi = new Hono<AppEnv>()
     const rawId = body.id;
     let id: number | null = null;
     if (rawId !== undefined && rawId !== null && rawId !== "") {
-      id = pathId(String(rawId));
-      if (id === null) return jsonError(c, 422, "id must be a consent's id.", { errors: { id: "id must be a consent's id." } });
+      // The one record-id rule (decision 017, stop 44): a list, an object or a boolean names no consent.
+      id = bodyRecordId(rawId);
+      if (id === null) return jsonError(c, 422, recordIdMessage("id"), { errors: { id: recordIdMessage("id") } });
     }
     const version = requestVersion(c, body);
     const ctx = modelContext(c);
