@@ -772,6 +772,14 @@ export const clientConsents = sqliteTable(
      * (`key:<scope>:<body>`, app/services/idempotency.server.ts). A resend answers this draft (decisions 024, 040).
      */
     formToken: text("form_token"),
+    /**
+     * What the signed document shows that can change later, as it stood when the parent signed (decision 040, stop 45),
+     * written by the signing statement itself: the client's location (id and title) and the client's name. A signed
+     * consent's PDF prints these; a draft's prints the client as now. Null on drafts and withdrawn drafts.
+     */
+    signedLocationId: integer("signed_location_id").references(() => locations.id),
+    signedLocationTitle: text("signed_location_title"),
+    signedClientName: text("signed_client_name"),
     ...timestamps,
   },
   (t) => [

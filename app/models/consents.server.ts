@@ -83,10 +83,29 @@ export async function listPatientConsents(ctx: ModelContext, patientId: number):
   return { patient: { id: p.id, name: `${p.firstName} ${p.lastName}`.trim(), has_parent: p.parentId !== null }, consents: rows.map(consentJson) };
 }
 
+/**
+ * The client's name as a consent's document shows it: one SQL expression, so what the signing statement stores is
+ * exactly what the draft printed (decision 040, stop 45).
+ */
+const clientNameShown = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
+
+/**
+ * What a signed consent's document shows that can change later, read inside the signing statement itself (no extra
+ * round trip, and no move of the client between a read and the write): the client's location, its title and the
+ * client's name as they stand when the parent signs (decision 040, stop 45).
+ */
+function documentAsSigned(patientId: number) {
+  return {
+    signedLocationId: sql<number | null>`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId})`,
+    signedLocationTitle: sql<string | null>`(select ${locations.title} from ${patients} join ${locations} on ${locations.id} = ${patients.locationId} where ${patients.id} = ${patientId})`,
+    signedClientName: sql<string | null>`(select ${clientNameShown} from ${patients} where ${patients.id} = ${patientId})`,
+  };
+}
+
 /** A consent whose client is in the actor's scope, with the client's name and location (no audit row: for checks). */
 function consentInScope(ctx: ModelContext, id: number) {
   return ctx.db
-    .select({ c: clientConsents, firstName: patients.firstName, lastName: patients.lastName, locationTitle: locations.title, tail: auditTail })
+    .select({ c: clientConsents, patientName: clientNameShown, locationTitle: locations.title, tail: auditTail })
     .from(clientConsents)
     .innerJoin(patients, eq(patients.id, clientConsents.patientId))
     .leftJoin(locations, eq(locations.id, patients.locationId))
@@ -99,9 +118,13 @@ export interface ConsentDocument {
   locationTitle: string | null;
 }
 
-/** The PDF's document from a consent row read with its client and location. */
-function documentOf(row: { firstName: string; lastName: string; locationTitle: string | null }, consent: ConsentJson): ConsentDocument {
-  return { consent, patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
+/**
+ * The PDF's document from a consent row read with its client and location. A signed consent never changes: it shows
+ * the clinic and the client's name stored when it was signed; a draft (or a withdrawn one) shows them as they are now.
+ */
+function documentOf(row: { c: Row; patientName: string; locationTitle: string | null }, consent: ConsentJson): ConsentDocument {
+  if (row.c.status === "signed") return { consent, patientName: row.c.signedClientName ?? "", locationTitle: row.c.signedLocationTitle };
+  return { consent, patientName: row.patientName, locationTitle: row.locationTitle };
 }
 
 /** A staff request for a consent's PDF: the consent, the sections asked for, inline or download. */
@@ -192,7 +215,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
         ctx.db
           .insert(clientConsents)
           .select(
-            sql`select ${rowCells(clientConsents, { id: newId, patientId: input.patient_id, ...values, status: "draft", signerType: null, signerId: null, signerName: null, signature: null, signedAt: null, signedIp: null, createdBy: ctx.actor.id, version: 1, deletedAt: null, withdrawnAt: null, withdrawnBy: null, formToken, createdAt: at, updatedAt: at })}
+            sql`select ${rowCells(clientConsents, { id: newId, patientId: input.patient_id, ...values, status: "draft", signerType: null, signerId: null, signerName: null, signature: null, signedAt: null, signedIp: null, createdBy: ctx.actor.id, version: 1, deletedAt: null, withdrawnAt: null, withdrawnBy: null, formToken, signedLocationId: null, signedLocationTitle: null, signedClientName: null, createdAt: at, updatedAt: at })}
               where 1${keyScopeFree(clientConsents, clientConsents.formToken, formToken)}`,
           )
           .returning(),
@@ -289,6 +312,7 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
           signature: parsed.data.signature,
           signedAt: at,
           signedIp: ctx.ip,
+          ...documentAsSigned(row.c.patientId),
           version: sql`${clientConsents.version} + 1`,
           updatedAt: at,
         })
@@ -359,7 +383,7 @@ export async function withdrawConsent(ctx: ModelContext, id: number, opts: { ver
 export async function getParentConsentDocument(ctx: ModelContext, id: number): Promise<ConsentDocument | null> {
   if (ctx.actor.kind !== "parent") return null;
   const [row] = await ctx.db
-    .select({ c: clientConsents, firstName: patients.firstName, lastName: patients.lastName, locationTitle: locations.title, tail: auditTail })
+    .select({ c: clientConsents, patientName: clientNameShown, locationTitle: locations.title, tail: auditTail })
     .from(clientConsents)
     .innerJoin(patients, eq(patients.id, clientConsents.patientId))
     .leftJoin(locations, eq(locations.id, patients.locationId))

@@ -1,8 +1,11 @@
+import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, clientConsents } from "~/db/schema";
+import { auditLog, clientConsents, locations, patients } from "~/db/schema";
 import { NOTHING_CHANGED_NOTICE, NOTHING_TO_CHANGE } from "~/models/results";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, signInCookie, type TestUser } from "./helpers";
+import { SIGNATURE_PNG } from "../support/note-fixtures";
+import { pdfImageCount, pdfText } from "../support/pdf-text";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * A consent as it stays on record (decisions 017 and 040, stop 45): a draft saved unchanged writes nothing (so the
@@ -31,6 +34,12 @@ async function draft(patientId: number, sections: number[], notes = "", token = 
 function sign(patientId: number, c: { id: number; version: number }, cookie: string, signerName: string, signature?: string) {
   return form(`/portal/child/${patientId}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: signerName, agree: "on", ...(signature ? { signature } : {}) }, cookie);
 }
+async function pdfOf(res: Response) {
+  expect(res.status).toBe(200);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return { text: (await pdfText(bytes)).replace(/\n/g, " "), images: await pdfImageCount(bytes) };
+}
+
 beforeAll(async () => {
   home = await createLocation();
   parent = await createParent({ locationId: home.id, name: "Rosa", surname: "Family" });
@@ -94,5 +103,88 @@ describe("a body id that is no record id (stop 45)", () => {
     expect(await consentRow(c.id)).toMatchObject({ sections: "[5]", notes: "Keep", version: c.version });
     expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: ` ${c.id} `, sections: [6], notes: "Keep" } })).status).toBe(200);
     expect(await consentRow(c.id)).toMatchObject({ sections: "[6]" });
+  });
+});
+
+describe("a signed consent's document is the one signed (decision 040, stop 45)", () => {
+  let a: typeof locations.$inferSelect;
+  let b: typeof locations.$inferSelect;
+  let mom: TestUser;
+  let kid: Awaited<ReturnType<typeof createPatient>>;
+  let both: string;
+  let onlyA: string;
+  let signedId: number;
+  let draftId: number;
+
+  beforeAll(async () => {
+    a = await createLocation({ title: "Sunrise Clinic Miami" });
+    b = await createLocation({ title: "Harbor Clinic Denver" });
+    mom = await createParent({ locationId: a.id, name: "Mom", surname: "One" });
+    kid = await createPatient({ locationId: a.id, parentId: mom.id, firstName: "Kiddo", lastName: "Firstname" });
+    both = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [a.id, b.id] }));
+    onlyA = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [a.id] }));
+    const c = await draft(kid.id, [1], "", both);
+    expect((await sign(kid.id, c, await signInCookie(mom, true), "Mom One", SIGNATURE_PNG)).status).toBe(303);
+    signedId = c.id;
+    draftId = (await draft(kid.id, [3], "", both)).id;
+  });
+
+  it("the signing stores the clinic and the client's name as the document shows them", async () => {
+    expect(await consentRow(signedId)).toMatchObject({ status: "signed", signedLocationId: a.id, signedLocationTitle: "Sunrise Clinic Miami", signedClientName: "Kiddo Firstname" });
+    expect(await consentRow(draftId)).toMatchObject({ status: "draft", signedLocationId: null, signedLocationTitle: null, signedClientName: null });
+  });
+
+  it("after the client moves to another clinic and is renamed (and the clinic renamed), the signed PDF still names what was signed; a draft shows the client as now", async () => {
+    await db().update(patients).set({ locationId: b.id, lastName: "Renamed" }).where(eq(patients.id, kid.id));
+    await db().update(locations).set({ title: "Sunrise Clinic Miami Beach" }).where(eq(locations.id, a.id));
+    const momCookie = await signInCookie(mom, true);
+    const staffCookie = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [b.id] }));
+    for (const res of [
+      await request(`/portal/consents/${signedId}/pdf`, { cookie: momCookie }),
+      await api(`/v2/get-client-consent-pdf/${signedId}`, { method: "POST", token: both, body: {} }),
+      await request(`/patients/consents/pdf/${signedId}`, { cookie: staffCookie }),
+    ]) {
+      const { text } = await pdfOf(res);
+      expect(text).toContain("Sunrise Clinic Miami ");
+      expect(text).not.toContain("Miami Beach");
+      expect(text).not.toContain("Harbor Clinic Denver");
+      expect(text).toContain("Client: Kiddo Firstname");
+      expect(text).not.toContain("Renamed");
+      expect(text).toContain("Signed by Mom One (parent/guardian)");
+    }
+    // A draft is not on record yet: it shows the client's clinic and name as they are now.
+    const { text: draftText } = await pdfOf(await api(`/v2/get-client-consent-pdf/${draftId}`, { method: "POST", token: both, body: {} }));
+    expect(draftText).toContain("Harbor Clinic Denver");
+    expect(draftText).toContain("Client: Kiddo Renamed");
+  });
+
+  it("who may see it still follows the client's current clinic: staff of the clinic it was signed at only answer 404", async () => {
+    const res = await api(`/v2/get-client-consent-pdf/${signedId}`, { method: "POST", token: onlyA, body: {} });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("consents signed before the signing stored the document (the migration's backfill)", () => {
+  /** The migration's backfill statement, found by what it does (so it is run as shipped, whatever the file is named). */
+  function backfill(): string {
+    const queries = (env.TEST_MIGRATIONS ?? []).flatMap((m) => m.queries);
+    const found = queries.filter((q) => /UPDATE `client_consents` SET\s+`signed_location_id`/.test(q));
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  }
+
+  it("fills a signed consent's clinic and client name from the current ones; drafts and consents that have them keep theirs", async () => {
+    const clinic = await createLocation({ title: "Old Signed Clinic" });
+    const kid = await createPatient({ locationId: clinic.id, parentId: parent.id, firstName: "Noor", lastName: "Older" });
+    const [old] = await db().insert(clientConsents).values({ patientId: kid.id, sections: "[1]", status: "signed", signerType: "parent", signerId: parent.id, signerName: "Rosa Family", signedAt: "2026-10-01T12:00:00.000Z" }).returning();
+    const [open] = await db().insert(clientConsents).values({ patientId: kid.id, sections: "[2]", status: "draft" }).returning();
+    const [kept] = await db()
+      .insert(clientConsents)
+      .values({ patientId: kid.id, sections: "[3]", status: "signed", signerType: "parent", signerId: parent.id, signerName: "Rosa Family", signedAt: "2026-11-01T12:00:00.000Z", signedLocationId: home.id, signedLocationTitle: "Where It Was", signedClientName: "Noor Before" })
+      .returning();
+    await env.DB.prepare(backfill()).run();
+    expect(await consentRow(old!.id)).toMatchObject({ signedLocationId: clinic.id, signedLocationTitle: "Old Signed Clinic", signedClientName: "Noor Older" });
+    expect(await consentRow(open!.id)).toMatchObject({ signedLocationId: null, signedLocationTitle: null, signedClientName: null });
+    expect(await consentRow(kept!.id)).toMatchObject({ signedLocationId: home.id, signedLocationTitle: "Where It Was", signedClientName: "Noor Before" });
   });
 });
