@@ -90,6 +90,12 @@ export function parseStoredSections(json: string | null | undefined): number[] {
   }
 }
 
+/**
+ * Who signed, as a parent reads a consent another parent signed (the client re-linked since): never the other
+ * parent's name (decision 040, stop 45). "Signed by <this>" on the PDF, "signed by <this> on <day>" on the page.
+ */
+export const OTHER_SIGNER = "another parent or guardian";
+
 export const CONSENT_MESSAGES = {
   sectionsRequired: "Choose at least one section.",
   unknownSection: "Choose sections from the list.",

@@ -116,6 +116,8 @@ export interface ConsentDocument {
   consent: ConsentJson;
   patientName: string;
   locationTitle: string | null;
+  /** A parent's copy of a consent another parent signed: no signer's name or drawing (decision 040, stop 45). */
+  otherSigner?: boolean;
 }
 
 /**
@@ -378,7 +380,8 @@ export async function withdrawConsent(ctx: ModelContext, id: number, opts: { ver
  * A signed consent of one of the signed-in parent's own children, for its PDF (the same document staff
  * get): the read is audited with the parent as actor. Another family's consent, a draft (the parent signs
  * it on the child's page; its PDF would show an unsigned form as if it were on record) or a withdrawn one
- * answers null (404), as does a staff actor.
+ * answers null (404), as does a staff actor. A consent another parent signed (the client re-linked since) leaves
+ * out the signer's name and drawing (`signedByOther`, decision 040 stop 45); staff's PDF keeps both.
  */
 export async function getParentConsentDocument(ctx: ModelContext, id: number): Promise<ConsentDocument | null> {
   if (ctx.actor.kind !== "parent") return null;
@@ -390,5 +393,16 @@ export async function getParentConsentDocument(ctx: ModelContext, id: number): P
     .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "signed"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
   if (!row) return null;
   await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
-  return documentOf(row, consentJson(row.c));
+  const consent = consentJson(row.c);
+  if (!signedByOther(row.c, ctx.actor.id)) return documentOf(row, consent);
+  return { ...documentOf(row, { ...consent, signer_name: null, signature: null }), otherSigner: true };
+}
+
+/**
+ * Whether a signed consent was signed by someone other than the signed-in parent `parentId` (the client was linked to
+ * another parent since): that parent is not told who signed or shown the drawing — a parent never sees another
+ * family's details (decision 040, stop 45).
+ */
+export function signedByOther(c: Pick<Row, "status" | "signerType" | "signerId">, parentId: number): boolean {
+  return c.status === "signed" && !(c.signerType === "parent" && c.signerId === parentId);
 }

@@ -4,7 +4,7 @@ import type { ChartInput } from "~/domain/chart";
 import { zonedDate, zoneOffsetMinutes } from "~/domain/time";
 import { auditedRead, auditTail } from "~/services/audit.server";
 import { chartInputsFrom, patientChartsQuery } from "./charts.server";
-import { consentJson, type ConsentJson } from "./consents.server";
+import { consentJson, signedByOther } from "./consents.server";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
 import { portalNarrativeOn as narrativeOn, staffNameForParent } from "./parent-view.server";
@@ -90,7 +90,8 @@ function consentsQuery(ctx: ModelContext, patientId: number) {
 /**
  * A consent as the parent's page shows it: the text they read and sign (with the version they read, which
  * their signature names), and for a signed one who signed and when. Not the staff's fields or the stored
- * drawing (the PDF has it).
+ * drawing (the PDF has it). `signer_name` is null when another parent signed it (the client re-linked since):
+ * the page says "signed by another parent or guardian" (decision 040, stop 45).
  */
 export interface PortalConsent {
   id: number;
@@ -104,8 +105,10 @@ export interface PortalConsent {
   signed_on: string | null;
 }
 
-function portalConsent(c: ConsentJson, timeZone: string): PortalConsent {
-  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes, signer_name: c.signer_name, signed_at: c.signed_at, signed_on: c.signed_at ? zonedDate(new Date(c.signed_at), timeZone) : null };
+function portalConsent(row: typeof clientConsents.$inferSelect, timeZone: string, parentId: number): PortalConsent {
+  const c = consentJson(row);
+  const signerName = signedByOther(row, parentId) ? null : c.signer_name;
+  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes, signer_name: signerName, signed_at: c.signed_at, signed_on: c.signed_at ? zonedDate(new Date(c.signed_at), timeZone) : null };
 }
 
 export interface PortalChild {
@@ -146,15 +149,15 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
     () => [upcomingSessionsQuery(ctx, patientId, localMinute, PORTAL_UPCOMING), patientChartsQuery(ctx, patientId, range, narrativeOn), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
     child.tail,
   );
-  const consents = consentRows.map(consentJson);
+  const consents = consentRows.map((row) => ({ status: row.status, shown: portalConsent(row, child.timeZone, ctx.actor.id) }));
   return {
     child: { id: child.id, first_name: child.firstName, last_name: child.lastName },
     // Named fields only: what a parent may see of a session (decision 040), whatever the query selects.
     upcoming: upcoming.map((u) => ({ id: u.id, session_date: u.session_date, time_in: u.time_in, time_out: u.time_out, provider_first_name: u.provider_first_name })),
     recent: recent.map((r) => ({ id: r.id, session_date: r.session_date, type: r.type, provider_first_name: r.provider_first_name, summary: r.summary ?? null })),
     goals: [...chartInputsFrom(charts, range)].map(([id, input]) => ({ id, input })),
-    toSign: consents.filter((c) => c.status === "draft").map((c) => portalConsent(c, child.timeZone)),
-    signed: consents.filter((c) => c.status === "signed").map((c) => portalConsent(c, child.timeZone)),
+    toSign: consents.filter((c) => c.status === "draft").map((c) => c.shown),
+    signed: consents.filter((c) => c.status === "signed").map((c) => c.shown),
     documents: documents.map((doc) => ({ ...doc, shared_on: zonedDate(new Date(doc.shared_at), child.timeZone) })),
     showNarrative: recent.some((r) => r.summary !== null),
   };

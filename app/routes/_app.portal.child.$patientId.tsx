@@ -10,6 +10,7 @@ import { CheckboxField, FormActions } from "~/components/ui/form-controls";
 import { buildChartModel, chartHeading } from "~/domain/chart";
 import { isSignatureImage } from "~/domain/signature-image";
 import { pathId } from "~/domain/validation";
+import { OTHER_SIGNER } from "~/domain/consents";
 import { signConsent } from "~/models/consents.server";
 import { getPortalChild } from "~/models/portal.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -137,7 +138,7 @@ export default function PortalChild() {
             <ul>
               {d.signed.map((c) => (
                 <li key={c.id} data-testid={`signed-consent-${c.id}`}>
-                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_on ?? ""}`}{" "}
+                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? OTHER_SIGNER} on ${c.signed_on ?? ""}`}{" "}
                   <a href={`/portal/consents/${c.id}/pdf`} aria-label={`Download PDF of consent #${c.id}`}>
                     Download PDF
                   </a>

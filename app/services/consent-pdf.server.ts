@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
-import { consentPdfFilename, consentStatusLabel, pdfSections } from "~/domain/consents";
+import { consentPdfFilename, consentStatusLabel, OTHER_SIGNER, pdfSections } from "~/domain/consents";
 import { toWinAnsi, wrapText } from "~/domain/pdf-text";
 import type { ConsentDocument } from "~/models/consents.server";
 
@@ -110,8 +110,9 @@ export async function renderConsentPdf(d: ConsentDocument, askedSections: readon
         c.line("(The drawn signature could not be shown.)", 9, c.regular, MUTED);
       }
     }
-    // Wrapped too: a typed name may be 120 characters, and the signed record never changes (probe 8983 L2).
-    c.paragraph(`Signed by ${d.consent.signer_name ?? ""}${d.consent.signer_type === "parent" ? " (parent/guardian)" : ""}`, 10, c.regular);
+    // Wrapped too: a typed name may be 120 characters, and the signed record never changes (probe 8983 L2). A parent
+    // reading a consent another parent signed is not told who (decision 040, stop 45).
+    c.paragraph(d.otherSigner ? `Signed by ${OTHER_SIGNER}` : `Signed by ${d.consent.signer_name ?? ""}${d.consent.signer_type === "parent" ? " (parent/guardian)" : ""}`, 10, c.regular);
     if (d.consent.signed_at) c.line(`Signed on ${usDateTime(d.consent.signed_at)}`, 10, c.regular);
   } else if (d.consent.status === "withdrawn") {
     c.line(`Withdrawn by the clinic${d.consent.withdrawn_at ? ` on ${usDateTime(d.consent.withdrawn_at)}` : ""}; never signed.`, 10, c.regular, MUTED);

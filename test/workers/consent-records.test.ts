@@ -110,6 +110,7 @@ describe("a signed consent's document is the one signed (decision 040, stop 45)"
   let a: typeof locations.$inferSelect;
   let b: typeof locations.$inferSelect;
   let mom: TestUser;
+  let dad: TestUser;
   let kid: Awaited<ReturnType<typeof createPatient>>;
   let both: string;
   let onlyA: string;
@@ -120,6 +121,7 @@ describe("a signed consent's document is the one signed (decision 040, stop 45)"
     a = await createLocation({ title: "Sunrise Clinic Miami" });
     b = await createLocation({ title: "Harbor Clinic Denver" });
     mom = await createParent({ locationId: a.id, name: "Mom", surname: "One" });
+    dad = await createParent({ locationId: a.id, name: "Dad", surname: "Two" });
     kid = await createPatient({ locationId: a.id, parentId: mom.id, firstName: "Kiddo", lastName: "Firstname" });
     both = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [a.id, b.id] }));
     onlyA = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [a.id] }));
@@ -161,6 +163,38 @@ describe("a signed consent's document is the one signed (decision 040, stop 45)"
   it("who may see it still follows the client's current clinic: staff of the clinic it was signed at only answer 404", async () => {
     const res = await api(`/v2/get-client-consent-pdf/${signedId}`, { method: "POST", token: onlyA, body: {} });
     expect(res.status).toBe(404);
+  });
+
+  it("a parent linked to the client later sees 'signed by another parent or guardian', never the first parent's name or drawing; staff still see both", async () => {
+    await db().update(patients).set({ parentId: dad.id }).where(eq(patients.id, kid.id));
+    const dadCookie = await signInCookie(dad, true);
+    const page = await request(`/portal/child/${kid.id}`, { cookie: dadCookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(new RegExp(`Consent #${signedId} \\([^)]*\\): signed by another parent or guardian on \\d{4}-\\d{2}-\\d{2}`));
+    expect(html).not.toContain("Mom One");
+    const data = await (await request(`/portal/child/${kid.id}.data`, { cookie: dadCookie })).text();
+    expect(data).not.toContain("Mom One");
+    expect(data).not.toContain("data:image/png");
+    const dadPdf = await pdfOf(await request(`/portal/consents/${signedId}/pdf`, { cookie: dadCookie }));
+    expect(dadPdf.text).toContain("Signed by another parent or guardian");
+    expect(dadPdf.text).not.toContain("Mom One");
+    expect(dadPdf.images).toBe(0);
+    const staffPdf = await pdfOf(await api(`/v2/get-client-consent-pdf/${signedId}`, { method: "POST", token: both, body: {} }));
+    expect(staffPdf.text).toContain("Signed by Mom One (parent/guardian)");
+    expect(staffPdf.images).toBe(1);
+    // The first parent, no longer linked to the client, no longer reaches the consent.
+    expect((await request(`/portal/consents/${signedId}/pdf`, { cookie: await signInCookie(mom, true) })).status).toBe(404);
+  });
+
+  it("the signer's own page and PDF still show their name and drawing", async () => {
+    const own = await draft(child.id, [8], "", manager);
+    const cookie = await signInCookie(parent, true);
+    expect((await sign(child.id, own, cookie, "Rosa Family", SIGNATURE_PNG)).status).toBe(303);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).toContain(`signed by Rosa Family on`);
+    const mine = await pdfOf(await request(`/portal/consents/${own.id}/pdf`, { cookie }));
+    expect(mine.text).toContain("Signed by Rosa Family (parent/guardian)");
+    expect(mine.images).toBe(1);
   });
 });
 
