@@ -92,4 +92,16 @@ describe("the demo seed run again (npm start)", () => {
     expect(await query("select cpt_code, type, unit_price from insurance_services where insurance_id = 900")).toEqual([{ cpt_code: "97153", type: "rbt", unit_price: 15.5 }]);
     expect(await query("select count(*) n from client_consents where patient_id = 900")).toEqual([{ n: 0 }]);
   }, 60_000);
+
+  it("the demo's signed consent carries the clinic and client name its PDF shows, as a signature stores them (decision 040, stop 45)", async () => {
+    const rows = await query<{ stored: string; title: string; name: string; location_id: number; signed_location_id: number }>(
+      "select c.signed_location_title stored, l.title title, c.signed_client_name name, p.location_id, c.signed_location_id from client_consents c join patients p on p.id = c.patient_id join locations l on l.id = p.location_id where c.status = 'signed'",
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.stored).toBe(r.title);
+      expect(r.signed_location_id).toBe(r.location_id);
+      expect(r.name).toMatch(/\S \S/);
+    }
+  });
 });
