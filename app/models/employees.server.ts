@@ -779,6 +779,8 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
   if (!parsed.ok) return invalid(parsed.errors);
   const { status } = parsed.data;
   if (id === ctx.actor.id && status !== "active") return invalid({ status: "You cannot deactivate your own account." });
+  // The status they have already writes nothing and ends no session, once the rule allowed the change (decision 017, stop 45).
+  if (status === loaded.data.current.status) return nothingToChange(loaded.data.current);
   const deactivated = status !== "active";
   // Two round trips: the load (with the audit tail) and the batch, which reads the saved employee back.
   const results = await withAudit(
@@ -792,8 +794,7 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
         ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
         bumpListVersion(ctx.db, EMPLOYEES),
       ];
-      if (status !== loaded.data.current.status) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
-      writes.push(forChangeQuery(ctx, id));
+      writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()), forChangeQuery(ctx, id));
       return writes as [BatchItem<"sqlite">];
     },
     loaded.data.tail,

@@ -288,6 +288,8 @@ export async function updateObjectiveStatus(ctx: ModelContext, id: number, raw: 
   if (!found) return notFound("Objective");
   const parsed = parseWith(ObjectiveStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  // The status it has already writes nothing (decision 017, stop 45).
+  if (parsed.data.status === found.row.status) return nothingToChange(objectiveJson(found.row));
   const [rows] = (await withAudit(ctx.db, who(ctx), { action: "status", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
     ctx.db
       .update(objectives)

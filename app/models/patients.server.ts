@@ -839,7 +839,9 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
   if (!current) return notFound("Client");
   const parsed = parseWith(PatientStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
+  // The status it has already writes nothing, as every update that leaves a record as stored (decision 017, stop 45).
+  if (parsed.data.status === current.status) return nothingToChange(current);
+  const deactivated = parsed.data.status === "inactive";
   const entry = { action: "status", entity: "patient", entityId: patientId, patientId, ...(deactivated ? { detail: unfitDetail("client_inactive") } : {}) };
   const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db

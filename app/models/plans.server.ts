@@ -13,7 +13,7 @@ import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_STATUSES, PLAN_SET_ELSEWHERE, Plan
 import { fieldsSetElsewhere, isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { findBipInScope, findPlanInScope, planInScopeQuery, planScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
@@ -282,19 +282,35 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   return ok(now!, "Goal updated.");
 }
 
+/**
+ * Active, inactive or discontinued (PUT /update-status/{id}, the goal page's status form). The status it has already
+ * writes nothing: 422 "Nothing to change", no audit row, the version as it was (decision 017, stop 45). Two round
+ * trips: the goal's scope (with the audit tail), the goal and its objectives; then the write, which reads the goal back.
+ */
 export async function updatePlanStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<PlanJson>> {
-  const scope = await findPlanInScope(ctx, id);
-  if (!scope) return notFound("Plan");
+  const goal = () => ctx.db.select().from(plans).where(and(eq(plans.id, id), live));
+  const [[scopeRow], [row], objectiveRows] = await ctx.db.batch([planInScopeQuery(ctx, id), goal(), objectivesOfPlansQuery(ctx, [id])]);
+  if (!scopeRow || !row) return notFound("Plan");
+  const scope = planScope(scopeRow);
   const parsed = parseWith(PlanStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  await withAudit(ctx.db, who(ctx), { action: "status", entity: "plan", entityId: id, patientId: scope.patientId }, () => [
-    ctx.db
-      .update(plans)
-      .set({ status: parsed.data.status, version: sql`${plans.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(plans.id, id), live)),
-    bumpListVersion(ctx.db, PLANS),
-  ]);
-  return ok((await loadPlan(ctx, scope))!, "Status updated.");
+  const goalObjectives = objectivesByPlan([id], objectiveRows).get(id)!;
+  if (parsed.data.status === row.status) return nothingToChange(planJson(row, scope.patientName, goalObjectives));
+  const [, , [after]] = await withAudit(
+    ctx.db,
+    who(ctx),
+    { action: "status", entity: "plan", entityId: id, patientId: scope.patientId },
+    () => [
+      ctx.db
+        .update(plans)
+        .set({ status: parsed.data.status, version: sql`${plans.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(plans.id, id), live)),
+      bumpListVersion(ctx.db, PLANS),
+      goal(),
+    ],
+    scope.tail,
+  );
+  return after ? ok(planJson(after, scope.patientName, goalObjectives), "Status updated.") : notFound("Plan");
 }
 
 /** Soft delete; the other goals of its BIP and category are re-indexed 1..n. Its objectives go with it (hidden with the plan). */

@@ -1,6 +1,6 @@
 import { count, desc, eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, paServices, patients, scheduledSessions } from "~/db/schema";
+import { auditLog, paServices, patients, scheduledSessions, users } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { addDays, dayNumber } from "~/domain/weeks";
@@ -159,7 +159,12 @@ describe("a change that makes future bookings unfit cancels them in its own batc
   it.each([
     ["a client saved without moving", (x: World) => api(`/v2/patients/${x.C.id}`, { method: "PATCH", token: w.token, body: { city: "Tampa" } }), "Client updated."],
     ["an employee saved without leaving a location", (x: World) => api(`/v2/employees/${x.P.id}`, { method: "PATCH", token: w.token, body: { phone: "305-555-0101" } }), "Employee updated."],
-    ["an employee activated", (x: World) => api(`/doctors/update/status/${x.P.id}`, { method: "PUT", token: w.token, body: { status: "active" } }), "Employee activated."],
+    // Marked inactive behind the model's back (their bookings kept), so the call activates them: an active employee
+    // sent "active" again changes nothing (422, decision 017, stop 45).
+    ["an employee activated", async (x: World) => {
+      await db().update(users).set({ status: "inactive" }).where(eq(users.id, x.P.id));
+      return api(`/doctors/update/status/${x.P.id}`, { method: "PUT", token: w.token, body: { status: "active" } });
+    }, "Employee activated."],
   ] as const)("%s cancels nothing and says nothing of sessions", async (_name, change, message) => {
     const x = await world();
     const res = await change(x);
