@@ -102,6 +102,8 @@ export const NOTE_MESSAGES = {
   weekCap: (hours: number) => `The client would have more than ${hours} hours of sessions in this week (Sunday to Saturday).`,
   signed: "This note is signed: a change is an amendment and needs a reason.",
   patientReadOnly: "The client of a note cannot change; write a new note for another client.",
+  /** A note stays at the location where it was written (its client's then), as a moved client's old notes do (decision 017). */
+  locationReadOnly: "The location of a note cannot change; it stays at the location where it was written.",
   typeReadOnly: "The type of a note is set by its address and cannot change; write a new note of the other type.",
   status: "Choose a status: pending or ok.",
   modifier: `Choose a modifier from the list (${MODIFIER_CODES.join(", ")}).`,

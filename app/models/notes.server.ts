@@ -2,7 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { refuseInklessDrawing } from "~/domain/signature-ink.server";
 import { FilterFlag, FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
@@ -1403,7 +1403,14 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   // A read sent back with one of its two summaries edited saves the edit (decision 025, stop 42).
   const raw = withEditedSummary(body, current.summary_note);
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
-  if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
+  // Its client (`patient_id`, or the spec's `client_id`) and its location are fixed: another one, or a value that is no
+  // record id, answers at the field; the stored one sent back is no change (decision 017, stops 43 to 45).
+  const fixed = movedReferences(raw, {
+    patient_id: [current.patient_id, NOTE_MESSAGES.patientReadOnly],
+    client_id: [current.patient_id, NOTE_MESSAGES.patientReadOnly],
+    location_id: [current.location_id, NOTE_MESSAGES.locationReadOnly],
+  });
+  if (fixed) return invalid(fixed);
   // The endpoint decides the type (decision 017, stop 42): the same type sent back is no change, another is refused.
   if (raw.type !== undefined && raw.type !== type) return invalid({ type: NOTE_MESSAGES.typeReadOnly });
   const { type: _type, ...named } = namedNoteKeys(raw);

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { FilterId, parseFilters } from "~/domain/list-filters";
-import { REFERENCE_MESSAGES } from "~/domain/references";
+import { movedReferences, REFERENCE_MESSAGES } from "~/domain/references";
 import { insurances, locations, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
@@ -286,8 +286,12 @@ function paServiceChange(current: PaServiceJson, next: ReturnType<typeof values>
 export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
-  // An authorization is its client's: another patient_id is refused, never dropped (decision 044); the same one passes.
-  if (Object.hasOwn(raw, "patient_id") && String(raw.patient_id ?? "").trim() !== String(current.patient_id)) return invalid({ patient_id: PA_SERVICE_CLIENT_FIXED });
+  // An authorization is its client's: another client, under `patient_id` or the spec's `client_id`, is refused, never
+  // dropped, and so is an empty one (decision 044); a value that is no record id answers the record-id words; the same
+  // client passes (decision 017, stop 45).
+  const fixed = movedReferences(raw, { patient_id: [current.patient_id, PA_SERVICE_CLIENT_FIXED], client_id: [current.patient_id, PA_SERVICE_CLIENT_FIXED] });
+  const emptied = ["patient_id", "client_id"].filter((k) => Object.hasOwn(raw, k) && (raw[k] === null || raw[k] === ""));
+  if (fixed || emptied.length) return invalid({ ...Object.fromEntries(emptied.map((k) => [k, PA_SERVICE_CLIENT_FIXED])), ...fixed });
   if (namesNoField(raw, PaServiceInput)) return nothingToChange();
   // A stored CPT sent back as it is passes; a new or changed one must pass the CPT rule (decision 017, stop 36).
   const parsed = parseChange(paServiceInput(current.cpt), raw, opts.partial ? asInput(current) : null);

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { NOTE_MESSAGES } from "~/domain/note-rules";
+import { PA_SERVICE_CLIENT_FIXED } from "~/domain/patients";
 import { MOVE_MESSAGES } from "~/domain/references";
 import { api, createBip, createChartComment, createLocation, createPatient, createPlan, createWeeklyReport, oneRecordOfEach } from "./helpers";
 
@@ -7,7 +9,8 @@ import { api, createBip, createChartComment, createLocation, createPatient, crea
  * An update naming one with another value answers 422 at that field with "… cannot move to another …", not "Nothing to
  * change", and writes nothing (the version stays); the stored value sent back is no change. A reference is checked under
  * each name its lists or its BIP take it by (a goal's `client_id`, a chart comment's or weekly report's `bip_id`), and
- * a value that is no record id (a list, true, "abc") answers the record-id words at its field (stop 44).
+ * a value that is no record id (a list, true, "abc") answers the record-id words at its field (stop 44). A note's client
+ * (`patient_id`, or the spec's `client_id`) and location, and a PA service's client, follow the same rule (stop 45).
  */
 
 const NOTHING = "Nothing to change: send at least one field to update.";
@@ -16,12 +19,16 @@ const NOTHING = "Nothing to change: send at least one field to update.";
 type Case = { name: string; path: string; refs: Record<string, number>; own: Record<string, number>; messages: Record<string, string>; field: Record<string, unknown>; again: Record<string, unknown> };
 let token: string;
 let cases: Case[];
-const NAMES = ["plan", "objective", "chart comment", "intake assessment", "BIP", "weekly report"];
+const NAMES = ["plan", "objective", "chart comment", "intake assessment", "BIP", "weekly report", "RBT note", "PA service"];
+let world: Awaited<ReturnType<typeof oneRecordOfEach>>;
+let otherLocation: { id: number };
 const named = (name: string) => cases.find((c) => c.name === name)!;
 
 beforeAll(async () => {
   const r = await oneRecordOfEach();
+  world = r;
   token = r.token;
+  otherLocation = await createLocation();
   const otherClient = await createPatient({ locationId: r.location.id });
   const otherLocation = await createLocation();
   const otherBip = await createBip(r.patient);
@@ -75,6 +82,24 @@ beforeAll(async () => {
       messages: { plan_id: "A weekly report cannot move to another plan.", bip_id: "A weekly report cannot move to another behavior plan." },
       field: { value: 3 },
       again: { value: 5 },
+    },
+    {
+      name: "RBT note",
+      path: `/v2/notes-rbt/${r.note.id}`,
+      refs: { patient_id: otherClient.id, client_id: otherClient.id, location_id: otherLocation.id },
+      own: { patient_id: r.patient.id, client_id: r.patient.id, location_id: r.location.id },
+      messages: { patient_id: NOTE_MESSAGES.patientReadOnly, client_id: NOTE_MESSAGES.patientReadOnly, location_id: NOTE_MESSAGES.locationReadOnly },
+      field: { next_session_is_scheduled_for: "Thursday 9:00" },
+      again: { next_session_is_scheduled_for: "Friday 9:00" },
+    },
+    {
+      name: "PA service",
+      path: `/v2/pa-services/${r.pa.id}`,
+      refs: { patient_id: otherClient.id, client_id: otherClient.id },
+      own: { patient_id: r.patient.id, client_id: r.patient.id },
+      messages: { patient_id: PA_SERVICE_CLIENT_FIXED, client_id: PA_SERVICE_CLIENT_FIXED },
+      field: { n_units: 40 },
+      again: { n_units: 41 },
     },
   ];
 });
@@ -178,5 +203,40 @@ describe("a reference sent as something that is not a record id", () => {
     const res = await api(c.path, { method: "PATCH", token, body: { ...own, ...c.again, version: before.version } });
     expect(res.status, await res.clone().text()).toBe(200);
     expect((await stored(c)).version).toBe((before.version as number) + 1);
+  });
+});
+
+describe("a note's client and location on the legacy update (PUT /note_rbt/update/{id})", () => {
+  it("another client under either name, or another location, is refused at the field; the stored ones sent back save", async () => {
+    const note = named("RBT note");
+    const before = await stored(note);
+    const path = `/note_rbt/update/${world.note.id}`;
+    for (const [key, id] of Object.entries(note.refs)) {
+      const res = await api(path, { method: "PUT", token, body: { ...before, ...note.field, [key]: id } });
+      expect(res.status, key).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors, key).toEqual({ [key]: note.messages[key] });
+    }
+    for (const [key, value] of [["patient_id", true], ["client_id", [world.patient.id]], ["location_id", "abc"]] as const) {
+      const res = await api(path, { method: "PUT", token, body: { ...before, ...note.field, [key]: value } });
+      expect(res.status, key).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors, key).toEqual({ [key]: `${key} must be a record id.` });
+    }
+    expect(await stored(note)).toEqual(before);
+    const saved = await api(path, { method: "PUT", token, body: { ...before, ...note.own, content: { ...(before.content as object), next_session_is_scheduled_for: "Monday 8:00" } } });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect(((await saved.json()) as { data: { location_id: number } }).data.location_id).toBe(world.location.id);
+  });
+});
+
+describe("a PA service's client is required on an update that names it (decision 044)", () => {
+  it.each([null, ""])("patient_id or client_id sent as %j: 422 at the field, nothing written", async (value) => {
+    const c = named("PA service");
+    const before = await stored(c);
+    for (const key of ["patient_id", "client_id"]) {
+      const res = await api(c.path, { method: "PATCH", token, body: { ...c.field, [key]: value } });
+      expect(res.status, key).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors, key).toEqual({ [key]: PA_SERVICE_CLIENT_FIXED });
+    }
+    expect(await stored(c)).toEqual(before);
   });
 });
