@@ -35,6 +35,13 @@ beforeAll(async () => {
   const otherPlan = await createPlan(r.bip);
   const report = await createWeeklyReport(r.plan, "2026-01-03", 4);
   const comment = await createChartComment(r.plan, "2026-01-02", "New routine");
+  /** A record's client under both its names (`patient_id`, and the spec's `client_id`), with the words of its refusal. */
+  const clientNames = (message: string) => ({
+    refs: { patient_id: otherClient.id, client_id: otherClient.id },
+    own: { patient_id: r.patient.id, client_id: r.patient.id },
+    messages: { patient_id: message, client_id: message },
+  });
+  const noteClient = clientNames(NOTE_MESSAGES.patientReadOnly);
   cases = [
     {
       name: "plan",
@@ -58,9 +65,7 @@ beforeAll(async () => {
     {
       name: "intake assessment",
       path: `/v2/intake-assessments/${r.intake.id}`,
-      refs: { patient_id: otherClient.id, client_id: otherClient.id },
-      own: { patient_id: r.patient.id, client_id: r.patient.id },
-      messages: { patient_id: MOVE_MESSAGES.intakeClient, client_id: MOVE_MESSAGES.intakeClient },
+      ...clientNames(MOVE_MESSAGES.intakeClient),
       field: { person_responding: "Father", observation_date: "2026-01-05" },
       again: { person_responding: "Mother" },
     },
@@ -86,18 +91,16 @@ beforeAll(async () => {
     {
       name: "RBT note",
       path: `/v2/notes-rbt/${r.note.id}`,
-      refs: { patient_id: otherClient.id, client_id: otherClient.id, location_id: otherLocation.id },
-      own: { patient_id: r.patient.id, client_id: r.patient.id, location_id: r.location.id },
-      messages: { patient_id: NOTE_MESSAGES.patientReadOnly, client_id: NOTE_MESSAGES.patientReadOnly, location_id: NOTE_MESSAGES.locationReadOnly },
+      refs: { ...noteClient.refs, location_id: otherLocation.id },
+      own: { ...noteClient.own, location_id: r.location.id },
+      messages: { ...noteClient.messages, location_id: NOTE_MESSAGES.locationReadOnly },
       field: { next_session_is_scheduled_for: "Thursday 9:00" },
       again: { next_session_is_scheduled_for: "Friday 9:00" },
     },
     {
       name: "PA service",
       path: `/v2/pa-services/${r.pa.id}`,
-      refs: { patient_id: otherClient.id, client_id: otherClient.id },
-      own: { patient_id: r.patient.id, client_id: r.patient.id },
-      messages: { patient_id: PA_SERVICE_CLIENT_FIXED, client_id: PA_SERVICE_CLIENT_FIXED },
+      ...clientNames(PA_SERVICE_CLIENT_FIXED),
       field: { n_units: 40 },
       again: { n_units: 41 },
     },
