@@ -30,7 +30,6 @@ beforeAll(async () => {
   token = r.token;
   otherLocation = await createLocation();
   const otherClient = await createPatient({ locationId: r.location.id });
-  const otherLocation = await createLocation();
   const otherBip = await createBip(r.patient);
   const otherPlan = await createPlan(r.bip);
   const report = await createWeeklyReport(r.plan, "2026-01-03", 4);
