@@ -56,6 +56,21 @@ const auditRows = async () => (await db().select({ n: count() }).from(auditLog))
  * An API update of the record `row` reads: refused, it answers 422 with `errors` and changes nothing (no audit row
  * either); saved (errors null), it raises the version.
  */
+/** A PA service create: refused with `errors` (its first one the message), nothing saved or audited; else 201 and saved once. */
+async function expectCreate(patientId: number, before: number, res: Awaited<ReturnType<typeof call>>, errors: (() => Record<string, string>) | null) {
+  const saved = await db().select().from(paServices).where(eq(paServices.patientId, patientId));
+  if (errors) {
+    expect(res.status, JSON.stringify(res.json)).toBe(422);
+    expect(res.json.errors).toEqual(errors());
+    expect(res.json.message).toBe(Object.values(errors())[0]);
+    expect(saved).toEqual([]);
+    expect(await auditRows()).toBe(before);
+  } else {
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(saved).toHaveLength(1);
+  }
+}
+
 async function expectUpdate<R extends { version: number }>(row: () => Promise<R>, send: () => ReturnType<typeof call>, errors: Record<string, string> | null) {
   const before = await row();
   const audits = await auditRows();
@@ -101,17 +116,7 @@ describe("a PA service's CPT must be one its insurer covers", () => {
     const patient = await createPatient({ locationId: w.locationId });
     const before = await auditRows();
     const res = await call("POST", "/v2/pa-services", body(patient.id, over()));
-    const saved = await db().select().from(paServices).where(eq(paServices.patientId, patient.id));
-    if (errors) {
-      expect(res.status, JSON.stringify(res.json)).toBe(422);
-      expect(res.json.errors).toEqual(errors());
-      expect(res.json.message).toBe(Object.values(errors())[0]);
-      expect(saved).toEqual([]);
-      expect(await auditRows()).toBe(before);
-    } else {
-      expect(res.status, JSON.stringify(res.json)).toBe(201);
-      expect(saved).toHaveLength(1);
-    }
+    await expectCreate(patient.id, before, res, errors);
   });
 
   it("the profile's add form refuses it without JavaScript, keeps the typed values and saves nothing", async () => {
@@ -179,16 +184,7 @@ describe("a PA service naming no insurer: its CPT must be one the client's prima
     const patient = await createPatient({ locationId: w.locationId, insurerId: primary() });
     const before = await auditRows();
     const res = await call("POST", "/v2/pa-services", body(patient.id, over));
-    const saved = await db().select().from(paServices).where(eq(paServices.patientId, patient.id));
-    if (errors) {
-      expect(res.status, JSON.stringify(res.json)).toBe(422);
-      expect(res.json.errors).toEqual(errors());
-      expect(saved).toEqual([]);
-      expect(await auditRows()).toBe(before);
-    } else {
-      expect(res.status, JSON.stringify(res.json)).toBe(201);
-      expect(saved).toHaveLength(1);
-    }
+    await expectCreate(patient.id, before, res, errors);
   });
 
   it("the profile's add form refuses it without JavaScript, keeps the typed values and saves nothing", async () => {
