@@ -21,6 +21,7 @@
  */
 import { chromium, type Browser, type CDPSession, type Page } from "playwright-core";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
+import { addDays } from "../../app/domain/weeks";
 
 export const SLOW_3G = { offline: false, latency: 2000, downloadThroughput: 50 * 1024, uploadThroughput: 50 * 1024 };
 
@@ -138,6 +139,10 @@ async function noteJourney(browser: Browser, base: string, javaScript: boolean, 
     record("open the note form", await timed(page, (u) => u.pathname === "/note-rbt" && u.searchParams.has("patient_id"), () => client.click()));
     await page.getByLabel("Morning: time in").waitFor();
     if (javaScript) await page.waitForFunction(() => (window as unknown as { __baselineEnhanced?: boolean }).__baselineEnhanced === true);
+    // Yesterday at the client's location (the form's day, one back): a session of today at these times has not ended
+    // yet when the bench runs before them there (decision 023's rule), and the save would be refused.
+    const day = page.getByLabel("Session date");
+    await day.fill(addDays(await day.inputValue(), -1));
     const pa = page.getByLabel("PA service");
     const offered = await pa.locator("option:not([disabled]):not([value=''])").first().getAttribute("value");
     if (!offered) throw new Error("the demo client has no PA service covering today");
