@@ -237,12 +237,8 @@ export function optionalText(label: string, max = 60) {
 /** The longest period a report reads (a year, issue 12's bound for the aggregating reports). */
 export const MAX_PERIOD_DAYS = 366;
 
-/** A date `days` after an ISO date. */
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
+/** A date `days` after an ISO date: the one day rule of app/domain/weeks.ts, kept importable from here. */
+export { addDays } from "./weeks";
 
 /** Whole days from `from` to `to` (ISO dates). */
 export function daysBetween(from: string, to: string): number {
